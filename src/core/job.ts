@@ -1,0 +1,112 @@
+/**
+ * The job record kept by a {@link JobStore}: everything the service knows about one
+ * asynchronous job. Responses are projections of this record (see `core/views.ts`).
+ */
+
+/** The four states of the spec's state machine (SPEC §3). */
+export const JOB_STATUSES = ['pending', 'ongoing', 'completed', 'error'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+/** Which API family a job belongs to. */
+export type JobKind = 'avatarVideo' | 'separation';
+
+/** A file held by a {@link BlobStore}. */
+export interface BlobRef {
+  /** Opaque blob id (URL-safe). */
+  id: string;
+  /** MIME type served with the file. */
+  contentType: string;
+  /** Size in bytes. */
+  size: number;
+}
+
+/** Why a job ended in `error`. Kept on the record and exposed as `errorReason`. */
+export interface JobFailure {
+  /** Stable machine-readable code, e.g. `engine_missing`, `dangerous_flag`, `processing_failed`. */
+  code: string;
+  /** Human-readable explanation. */
+  message: string;
+}
+
+/** Progress reported by an engine while a job is `ongoing`. */
+export interface JobProgress {
+  done: number;
+  total: number;
+  unit: string;
+}
+
+/** Input of an avatar video job after validation and resolution. */
+export interface AvatarVideoInput {
+  /** The `audioUrl` exactly as submitted. */
+  audioUrl: string;
+  avatarId: string;
+  backgroundUrl?: string;
+  dangerousFlag: boolean;
+  /** Local copy of the audio (a blob owned by the job). */
+  audio: BlobRef;
+  /** Local copy of the background image, when given. */
+  background?: BlobRef;
+  /** Probed audio duration in seconds. */
+  durationSec: number;
+}
+
+/** Input of a source separation job after validation and resolution. */
+export interface SeparationInput {
+  /** The `audioUri` exactly as submitted. */
+  audioUri: string;
+  /** Local copy of the input (a blob owned by the job). */
+  audio: BlobRef;
+  durationSec: number;
+}
+
+interface JobBase {
+  uid: string;
+  /** Owner: a hash of the API key that created the job. */
+  owner: string;
+  status: JobStatus;
+  createdAt: string;
+  updatedAt: string;
+  /** Set when the job reaches `completed`; retention counts from here. */
+  completedAt?: string;
+  /** Set when a worker takes the job (`ongoing`) and refreshed while it runs. */
+  heartbeatAt?: string;
+  progress?: JobProgress;
+  failure?: JobFailure;
+  /** True once retention deleted the result files. */
+  expired?: boolean;
+}
+
+export interface AvatarVideoJob extends JobBase {
+  kind: 'avatarVideo';
+  input: AvatarVideoInput;
+  result?: { video: BlobRef };
+}
+
+export interface SeparationJob extends JobBase {
+  kind: 'separation';
+  /** The spec's `taskId`: a UUID naming the processing task. */
+  taskId: string;
+  input: SeparationInput;
+  result?: { speech: BlobRef; ambience: BlobRef };
+}
+
+export type Job = AvatarVideoJob | SeparationJob;
+
+/** Fields a state transition may change besides `status` and `updatedAt`. */
+export type JobPatch = Partial<
+  Pick<JobBase, 'completedAt' | 'heartbeatAt' | 'progress' | 'failure' | 'expired'>
+> & { result?: Job['result'] };
+
+/** Listing query for {@link JobStore.list}. */
+export interface ListQuery {
+  owner: string;
+  kind: JobKind;
+  page: number;
+  perPage: number;
+  status?: JobStatus;
+}
+
+export interface ListResult<T> {
+  total: number;
+  items: T[];
+}

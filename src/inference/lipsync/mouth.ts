@@ -1,0 +1,28 @@
+/**
+ * Per-video-frame mouth parameters: the contract between audio analysis (the viseme model)
+ * and drawing (the avatar renderer). All values are in [0, 1].
+ */
+export interface MouthShape {
+  /** Jaw opening: 0 closed, 1 wide open (AA). */
+  open: number;
+  /** Lip spread: 0 neutral, 1 wide smile-like spread (EE, SS). */
+  width: number;
+  /** Lip rounding/protrusion: 0 neutral, 1 rounded (OO, W). */
+  round: number;
+  /** Lips pressed together (P, B, M): 1 fully pressed. */
+  closed: number;
+  /** Upper teeth on the lower lip (F, V): 1 fully. */
+  teeth: number;
+}
+
+/** The resting, closed mouth used in silence. */
+export const RESTING_MOUTH: Readonly<MouthShape> = Object.freeze({ open: 0, width: 0, round: 0, closed: 1, teeth: 0 });
+
+/** Turns a recording into one {@link MouthShape} per video frame. */
+export interface MouthTrackAnalyzer {
+  /**
+   * @param audioPath any file ffmpeg can decode
+   * @param fps video frame rate; the result has `ceil(duration * fps)` entries
+   */
+  analyze(audioPath: string, fps: number, signal?: AbortSignal): Promise<MouthShape[]>;
+}

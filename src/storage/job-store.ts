@@ -1,0 +1,28 @@
+import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../core/job.js';
+
+/**
+ * Persistent job records with an index for paginated, status-filtered listing.
+ *
+ * Implementations must be safe when several processes share one backend:
+ * `create` never loses a record from the index, and `transition` is a compare-and-set
+ * on `status`, so a late worker can never overwrite a final state.
+ */
+export interface JobStore {
+  /** Stores a new job (its status is `pending`) and indexes it. */
+  create(job: Job): Promise<void>;
+  /** Returns the job, or `undefined`. When `owner` is given, a job of another owner is `undefined`. */
+  get(uid: string, owner?: string): Promise<Job | undefined>;
+  /**
+   * Atomically moves a job from one of `from` to `to`, applying `patch` and setting `updatedAt`.
+   * Returns the updated job, or `undefined` when the job is missing or its status is not in `from`.
+   */
+  transition(uid: string, from: readonly JobStatus[], to: JobStatus, patch?: JobPatch): Promise<Job | undefined>;
+  /** Applies `patch` without changing status, only while the status is in `whileIn`. Returns false otherwise. */
+  patch(uid: string, whileIn: readonly JobStatus[], patch: JobPatch): Promise<boolean>;
+  /** One page of an owner's jobs of one kind, newest first, optionally filtered by status. */
+  list(query: ListQuery): Promise<ListResult<Job>>;
+  /** Uids of all jobs (every owner) of a status, for recovery and retention sweeps. */
+  uidsByStatus(status: JobStatus, kind?: JobKind): Promise<string[]>;
+  /** Releases connections. */
+  close(): Promise<void>;
+}
