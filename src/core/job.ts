@@ -74,6 +74,8 @@ interface JobBase {
   failure?: JobFailure;
   /** True once retention deleted the result files. */
   expired?: boolean;
+  /** Blobs the job created for its inputs (downloads, not the caller's uploads); deleted when the job ends. */
+  scratchBlobs?: string[];
 }
 
 export interface AvatarVideoJob extends JobBase {

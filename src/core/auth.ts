@@ -1,0 +1,48 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { ApiError } from './errors.js';
+import type { HeaderMap } from './http/types.js';
+
+/** Decides whether an API key is valid. Return `true` to accept. */
+export type AuthenticateFn = (key: string) => boolean | Promise<boolean>;
+
+/** The identity of an accepted caller: an opaque owner id derived from the key (the key itself is never stored). */
+export function ownerOf(key: string): string {
+  return createHash('sha256').update(`virtual-anchor:${key}`).digest('hex').slice(0, 32);
+}
+
+/**
+ * Reads the `key` header. Both the bare key and `Bearer <key>` are accepted
+ * (the spec shows both forms). Returns `undefined` when absent or empty.
+ */
+export function readKey(headers: HeaderMap): string | undefined {
+  const raw = headers['key'];
+  const value = (Array.isArray(raw) ? raw[0] : raw)?.trim();
+  if (!value) return undefined;
+  const bearer = /^bearer\s+(.+)$/i.exec(value);
+  return (bearer ? bearer[1]! : value).trim() || undefined;
+}
+
+/** Compares a key with every configured key in constant time (no early exit on a match). */
+export function makeKeyListAuthenticator(keys: readonly string[]): AuthenticateFn {
+  const digests = keys.map((key) => createHash('sha256').update(key).digest());
+  return (candidate) => {
+    const digest = createHash('sha256').update(candidate).digest();
+    let ok = false;
+    for (const known of digests) ok = timingSafeEqual(known, digest) || ok;
+    return ok;
+  };
+}
+
+/** Checks the request's key; throws a 403 {@link ApiError} when it is missing or wrong. Returns the owner id. */
+export async function authenticateRequest(headers: HeaderMap, authenticate: AuthenticateFn): Promise<string> {
+  const key = readKey(headers);
+  if (!key) throw new ApiError(403, 'forbidden', 'missing API key: send it in the `key` header');
+  let accepted = false;
+  try {
+    accepted = await authenticate(key);
+  } catch {
+    accepted = false;
+  }
+  if (!accepted) throw new ApiError(403, 'forbidden', 'invalid API key');
+  return ownerOf(key);
+}

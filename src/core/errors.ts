@@ -1,0 +1,48 @@
+/** One field-level problem in a 400 response. */
+export interface FieldIssue {
+  /** Dotted location of the field, e.g. `body.audioUrl` or `query.perPage`. */
+  field: string;
+  /** What is wrong with it. */
+  message: string;
+}
+
+/**
+ * The JSON body of every error response:
+ * `{ "error": { "code": "validation_failed", "message": "...", "details": [...] } }`.
+ */
+export interface ErrorBody {
+  error: {
+    /** Stable, machine-readable code (see README, "Errors"). */
+    code: string;
+    /** Human-readable explanation. */
+    message: string;
+    /** Field-level details, present on validation errors. */
+    details?: FieldIssue[];
+  };
+}
+
+/** An error that becomes an HTTP response with a JSON {@link ErrorBody}. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: FieldIssue[],
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  toBody(): ErrorBody {
+    return { error: { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) } };
+  }
+
+  static badRequest(code: string, message: string, details?: FieldIssue[]): ApiError {
+    return new ApiError(400, code, message, details);
+  }
+
+  static notFound(what: string): ApiError {
+    return new ApiError(404, 'not_found', `${what} not found`);
+  }
+}

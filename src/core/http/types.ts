@@ -1,0 +1,38 @@
+import type { Readable } from 'node:stream';
+
+/** Request headers with lower-case names, as Node delivers them. */
+export type HeaderMap = Record<string, string | string[] | undefined>;
+
+/**
+ * A framework-neutral request: what an adapter hands to the core.
+ * Adapters copy fields from Express/Koa; they add no logic.
+ */
+export interface CoreRequest {
+  method: string;
+  /** Path relative to where the framework mounted the middleware, without query string. */
+  path: string;
+  query: URLSearchParams;
+  headers: HeaderMap;
+  /** Absolute origin of the request, e.g. `http://localhost:3000` (used for links when no `publicUrl`). */
+  origin: string;
+  /** Path prefix under which the framework mounted the middleware (Express `req.baseUrl`), or `''`. */
+  mountPath: string;
+  /** The raw request body stream (unread unless a body parser ran before the middleware). */
+  bodyStream: Readable;
+  /** A body already parsed by a host body parser, when one ran. */
+  parsedBody?: unknown;
+}
+
+/** A framework-neutral response: what the core hands back to an adapter. */
+export type CoreResponse =
+  | { status: number; headers: Record<string, string>; kind: 'json'; body: unknown }
+  | { status: number; headers: Record<string, string>; kind: 'stream'; body: Readable }
+  | { status: number; headers: Record<string, string>; kind: 'empty' };
+
+/** The core's request handler: `undefined` means "not a route of this middleware" (call `next()`). */
+export type CoreHandler = (request: CoreRequest) => Promise<CoreResponse | undefined>;
+
+/** Helper building a JSON response. */
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): CoreResponse {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, kind: 'json', body };
+}

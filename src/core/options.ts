@@ -1,0 +1,212 @@
+import { z } from 'zod';
+import type { AuthenticateFn } from './auth.js';
+import type { Logger } from './logger.js';
+import type { JobStore } from '../storage/job-store.js';
+import type { BlobStore } from '../storage/blob-store.js';
+import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../inference/engines.js';
+import type { AvatarDefinitionInput } from '../inference/avatar/definition.js';
+
+const HOUR = 3_600_000;
+
+/** Options of {@link createVirtualAnchor}, `virtualAnchor()` (Express) and `virtualAnchorKoa()`. */
+export interface VirtualAnchorOptions {
+  /** Accepted API keys (sent as `key: <key>` or `key: Bearer <key>`). Give this or `authenticate`. */
+  apiKeys?: string[];
+  /** Custom key check, e.g. against a database. Called for every request; return true to accept. */
+  authenticate?: AuthenticateFn;
+  /** Path prefix under which the routes live, e.g. `/api` serves `/api/v2/avatar`. Default `''`. */
+  basePath?: string;
+  /** Directory for blobs (inputs, uploads, results, avatar assets) and the link-signing secret. Default `./.virtual-anchor`. */
+  dataDir?: string;
+  /** Absolute base of links in responses, e.g. `https://media.example.com/api`. Default: derived from each request. */
+  publicUrl?: string;
+  /** Redis URL (e.g. `redis://127.0.0.1:6379`): store job records in Redis instead of memory. */
+  redis?: string;
+  /** Key prefix for Redis records. Default `virtual-anchor`. */
+  redisNamespace?: string;
+  /** Lets `audioUrl`/`audioUri`/`backgroundUrl` point at loopback and private addresses. Default false (SSRF guard). */
+  allowPrivateUrls?: boolean;
+  /** Secret for signing file links. Default: a random secret created once in `dataDir`. */
+  signingSecret?: string;
+  /** Explicit ffmpeg binary. Default: `FFMPEG_PATH`, then the system ffmpeg, then `@ffmpeg-installer/ffmpeg`. */
+  ffmpegPath?: string;
+  /** Explicit ffprobe binary. Default: `FFPROBE_PATH`, then the system ffprobe, then `@ffprobe-installer/ffprobe`. */
+  ffprobePath?: string;
+  /** Where log lines go. Default: warnings and errors to the console. Pass `false` to silence. */
+  logger?: Logger | false;
+  /** Concurrency limits. */
+  concurrency?: {
+    /** Jobs of one key and one API family processed at once. Default 1 (the spec's per-key limit). */
+    jobsPerKey?: number;
+    /** Engine runs at once in this process, all keys together. Default: number of CPU cores. */
+    engines?: number;
+    /** HTTP requests of one key in flight at once on the /v1 routes. Default 1 (SPEC §8). */
+    v1RequestsPerKey?: number;
+    /** Same for /v2 routes. Default unlimited (the spec states the limit for /v1 only). */
+    v2RequestsPerKey?: number;
+    /** Requests of one key that may wait for a slot before the service answers 429. Default 32. */
+    maxQueuedRequestsPerKey?: number;
+  };
+  /** Size, duration and paging limits. */
+  limits?: {
+    /** Largest upload (POST /v1/uploads) in bytes. Default 200 MiB. */
+    maxUploadBytes?: number;
+    /** Largest file downloaded from an `audioUrl`/`audioUri`/`backgroundUrl`. Default 200 MiB. */
+    maxDownloadBytes?: number;
+    /** Time limit of such a download in ms. Default 60 000. */
+    downloadTimeoutMs?: number;
+    /** Longest speech for an avatar video, in seconds. Default 300 (SPEC §8). */
+    maxAvatarAudioSec?: number;
+    /** Longest input of a source separation, in seconds. Default 1200 (20 minutes). */
+    maxSeparationSec?: number;
+    /** Largest JSON body in bytes. Default 65 536. */
+    maxJsonBytes?: number;
+    /** Default `perPage` of list endpoints. Default 20. */
+    defaultPerPage?: number;
+    /** Largest `perPage`. Default 100. */
+    maxPerPage?: number;
+  };
+  /** Retention and link lifetimes. */
+  retention?: {
+    /** Results are deleted this long after completion. Default 24 h. */
+    resultsMs?: number;
+    /** Uploads are deleted this long after upload. Default 24 h. */
+    uploadsMs?: number;
+    /** Lifetime of a signed link handed out in a response. Default 1 h (each GET hands out a fresh one). */
+    linkTtlMs?: number;
+    /** How often the sweeper deletes expired files and recovers stuck jobs. Default 60 000 ms. */
+    sweepIntervalMs?: number;
+    /** An `ongoing` job whose heartbeat is older than this was left by a dead process. Default 120 000 ms. */
+    staleJobMs?: number;
+  };
+  /** Delay after which a job created with `dangerousFlag: true` is moved to `error`. Default 10 000 ms (SPEC §3). */
+  dangerousFlagDelayMs?: number;
+  /** Custom or extra backends. Anything left out uses the built-in default. */
+  backends?: {
+    jobStore?: JobStore;
+    blobStore?: BlobStore;
+    /** `false` disables the built-in lip-sync engine (jobs then end in `error`). */
+    lipSync?: LipSyncEngine | false;
+    /** `false` disables the built-in separation engine (jobs then end in `error`). */
+    separation?: SeparationEngine | false;
+    /** Renders avatar catalogue assets; `false` leaves assets ungenerated. */
+    avatarRenderer?: AvatarAssetRenderer | false;
+  };
+  /** Avatar catalogue. */
+  avatars?: {
+    /** Include the bundled avatars. Default true. */
+    builtIn?: boolean;
+    /** Extra avatar definitions (see the avatar definition format in the README). */
+    definitions?: AvatarDefinitionInput[];
+    /** A folder of `*.json` avatar definitions to add. */
+    directory?: string;
+  };
+}
+
+const fn = z.custom<(...args: never[]) => unknown>((v) => typeof v === 'function', 'must be a function');
+const obj = z.custom<object>((v) => typeof v === 'object' && v !== null, 'must be an object');
+const posInt = z.number().int().positive();
+const posMs = z.number().int().positive();
+
+/** Validates options; unknown keys are rejected so a typo fails at start-up, not silently. */
+export const optionsSchema = z
+  .object({
+    apiKeys: z.array(z.string().min(1, 'API keys must not be empty')).optional(),
+    authenticate: fn.optional(),
+    basePath: z
+      .string()
+      .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'basePath must look like `/api` or `/api/media` (no trailing slash)')
+      .default(''),
+    dataDir: z.string().min(1).default('./.virtual-anchor'),
+    publicUrl: z.url({ protocol: /^https?$/ }).optional(),
+    redis: z.string().regex(/^rediss?:\/\//, 'redis must be a redis:// or rediss:// URL').optional(),
+    redisNamespace: z.string().min(1).default('virtual-anchor'),
+    allowPrivateUrls: z.boolean().default(false),
+    signingSecret: z.string().min(16, 'signingSecret must be at least 16 characters').optional(),
+    ffmpegPath: z.string().min(1).optional(),
+    ffprobePath: z.string().min(1).optional(),
+    logger: z.union([z.literal(false), obj]).optional(),
+    concurrency: z
+      .object({
+        jobsPerKey: posInt.default(1),
+        engines: posInt.optional(),
+        v1RequestsPerKey: posInt.default(1),
+        v2RequestsPerKey: posInt.optional(),
+        maxQueuedRequestsPerKey: z.number().int().min(0).default(32),
+      })
+      .strict()
+      .prefault({}),
+    limits: z
+      .object({
+        maxUploadBytes: posInt.default(200 * 1024 * 1024),
+        maxDownloadBytes: posInt.default(200 * 1024 * 1024),
+        downloadTimeoutMs: posMs.default(60_000),
+        maxAvatarAudioSec: z.number().positive().default(300),
+        maxSeparationSec: z.number().positive().default(1200),
+        maxJsonBytes: posInt.default(64 * 1024),
+        defaultPerPage: posInt.default(20),
+        maxPerPage: posInt.default(100),
+      })
+      .strict()
+      .prefault({}),
+    retention: z
+      .object({
+        resultsMs: posMs.default(24 * HOUR),
+        uploadsMs: posMs.default(24 * HOUR),
+        linkTtlMs: posMs.default(HOUR),
+        sweepIntervalMs: posMs.default(60_000),
+        staleJobMs: posMs.default(120_000),
+      })
+      .strict()
+      .prefault({}),
+    dangerousFlagDelayMs: z.number().int().min(0).default(10_000),
+    backends: z
+      .object({
+        jobStore: obj.optional(),
+        blobStore: obj.optional(),
+        lipSync: z.union([z.literal(false), obj]).optional(),
+        separation: z.union([z.literal(false), obj]).optional(),
+        avatarRenderer: z.union([z.literal(false), obj]).optional(),
+      })
+      .strict()
+      .prefault({}),
+    avatars: z
+      .object({
+        builtIn: z.boolean().default(true),
+        definitions: z.array(obj).default([]),
+        directory: z.string().optional(),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict()
+  .refine((o) => (o.apiKeys && o.apiKeys.length > 0) || o.authenticate, {
+    message: 'give `apiKeys` (a non-empty list) or an `authenticate` function',
+    path: ['apiKeys'],
+  });
+
+/** Options after validation and defaults; what the core works with. */
+export interface ResolvedOptions
+  extends Required<
+    Pick<VirtualAnchorOptions, 'basePath' | 'dataDir' | 'redisNamespace' | 'allowPrivateUrls' | 'dangerousFlagDelayMs'>
+  > {
+  authenticate: AuthenticateFn;
+  publicUrl?: string;
+  redis?: string;
+  signingSecret?: string;
+  ffmpegPath?: string;
+  ffprobePath?: string;
+  concurrency: Required<Omit<NonNullable<VirtualAnchorOptions['concurrency']>, 'v2RequestsPerKey'>> & {
+    v2RequestsPerKey: number;
+  };
+  limits: Required<NonNullable<VirtualAnchorOptions['limits']>>;
+  retention: Required<NonNullable<VirtualAnchorOptions['retention']>>;
+}
+
+/** Thrown by {@link createVirtualAnchor} when options are invalid; lists every problem. */
+export class OptionsError extends Error {
+  constructor(readonly issues: string[]) {
+    super(`invalid virtual-anchor options:\n  - ${issues.join('\n  - ')}`);
+    this.name = 'OptionsError';
+  }
+}

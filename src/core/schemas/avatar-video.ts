@@ -1,0 +1,39 @@
+import { z } from 'zod';
+import { errorReasonSchema, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/** Body of POST /v2/2davatar. Unknown fields are rejected so typos do not pass silently. */
+export const createAvatarVideoBodySchema = z
+  .object({
+    audioUrl: httpUrl.meta({ description: 'Speech recording; reachable by the service, or a URL from POST /v1/uploads' }),
+    avatarId: z.string().min(1, 'avatarId is required').meta({ description: 'Avatar uid from GET /v2/avatar' }),
+    backgroundUrl: httpUrl.optional().meta({ description: 'Background image (png, jpeg, webp) scaled to cover the frame' }),
+    dangerousFlag: z.boolean().optional().meta({ description: 'Test aid: the job ends in `error` 10 s after creation' }),
+  })
+  .strict()
+  .meta({ id: 'CreateAvatarVideo' });
+
+export type CreateAvatarVideoBody = z.infer<typeof createAvatarVideoBodySchema>;
+
+const jobCore = {
+  uid: uuidSchema,
+  status: jobStatusSchema,
+  createdAt: timestampSchema,
+  updatedAt: timestampSchema,
+};
+
+/** Creation response item (no `path`). */
+export const avatarVideoCreatedSchema = z.object(jobCore).meta({ id: 'AvatarVideoCreated' });
+
+/** List item and single fetch: adds `path` (empty string until completed). */
+export const avatarVideoSchema = z
+  .object({
+    ...jobCore,
+    path: z.string().meta({ description: 'Signed link to the mp4; empty string until completed' }),
+    errorReason: errorReasonSchema.optional(),
+  })
+  .meta({ id: 'AvatarVideo' });
+
+export type AvatarVideoCreatedView = z.infer<typeof avatarVideoCreatedSchema>;
+export type AvatarVideoView = z.infer<typeof avatarVideoSchema>;

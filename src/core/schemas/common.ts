@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { JOB_STATUSES } from '../job.js';
+
+/** ISO 8601 UTC timestamp with milliseconds, e.g. `2026-01-01T00:00:00.000Z`. */
+export const timestampSchema = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC timestamp with milliseconds' });
+
+export const uuidSchema = z.uuid();
+
+export const jobStatusSchema = z.enum(JOB_STATUSES).meta({ description: 'Job state; polling stops at `completed` or `error`.' });
+
+/** Why a job failed; an extension field present only when `status` is `error`. */
+export const errorReasonSchema = z
+  .object({ code: z.string(), message: z.string() })
+  .meta({ description: 'Extension: why the job ended in `error`. Present only when status is `error`.' });
+
+/** Paging limits, taken from the options. */
+export interface PagingLimits {
+  defaultPerPage: number;
+  maxPerPage: number;
+}
+
+const positiveInt = (name: string, max: number) =>
+  z
+    .string()
+    .regex(/^\d+$/, `${name} must be a positive whole number`)
+    .transform(Number)
+    .pipe(z.number().int().min(1, `${name} must be at least 1`).max(max, `${name} must be at most ${max}`));
+
+/** Query of every list endpoint: `page`, `perPage` and (for jobs) `status`. */
+export function listQuerySchema(limits: PagingLimits, withStatus: boolean) {
+  return z
+    .object({
+      page: positiveInt('page', 1_000_000).default(1),
+      perPage: positiveInt('perPage', limits.maxPerPage).default(limits.defaultPerPage),
+      ...(withStatus ? { status: jobStatusSchema.optional() } : {}),
+    })
+    .strict();
+}
+
+/** The paginated envelope of every list endpoint (SPEC §2.5). */
+export function envelopeSchema<T extends z.ZodType>(item: T) {
+  return z.object({
+    page: z.number().int(),
+    perPage: z.number().int(),
+    total: z.number().int(),
+    nextPage: z.number().int().nullable(),
+    data: z.array(item),
+  });
+}
+
+/** Error body schema, for the OpenAPI document. */
+export const errorBodySchema = z
+  .object({
+    error: z.object({
+      code: z.string(),
+      message: z.string(),
+      details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .meta({ id: 'Error' });

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { errorReasonSchema, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
+
+/** Body of POST /v1/sourceSeparations. */
+export const createSeparationBodySchema = z
+  .object({
+    audioUri: z
+      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+      .meta({ description: 'mp3, wav, mp4 or mov; reachable by the service, or a URL from POST /v1/uploads' }),
+  })
+  .strict()
+  .meta({ id: 'CreateSourceSeparation' });
+
+export type CreateSeparationBody = z.infer<typeof createSeparationBodySchema>;
+
+const stemPaths = z
+  .object({
+    speech: z.string().meta({ description: 'Signed link to the speech stem; empty string until completed' }),
+    ambience: z.string().meta({ description: 'Signed link to the ambience stem; empty string until completed' }),
+  })
+  .meta({ id: 'SeparationPaths' });
+
+const base = { uid: uuidSchema, status: jobStatusSchema, createdAt: timestampSchema, updatedAt: timestampSchema };
+
+/** Creation response item. */
+export const separationCreatedSchema = z.object({ ...base, audioUri: z.string() }).meta({ id: 'SourceSeparationCreated' });
+
+/** List item: no `audioUri`, no `taskId`. */
+export const separationListItemSchema = z
+  .object({ ...base, path: stemPaths, errorReason: errorReasonSchema.optional() })
+  .meta({ id: 'SourceSeparationListItem' });
+
+/** Single fetch: adds `audioUri` and `taskId`. */
+export const separationSchema = z
+  .object({ ...base, audioUri: z.string(), path: stemPaths, taskId: uuidSchema, errorReason: errorReasonSchema.optional() })
+  .meta({ id: 'SourceSeparation' });
+
+export type SeparationCreatedView = z.infer<typeof separationCreatedSchema>;
+export type SeparationListItemView = z.infer<typeof separationListItemSchema>;
+export type SeparationView = z.infer<typeof separationSchema>;

@@ -1,0 +1,17 @@
+/**
+ * Injection tokens of the per-instance tsyringe container. Register your own implementation under a
+ * token (or pass it in `options.backends`) to replace a built-in backend.
+ */
+export const TOKENS = {
+  Options: Symbol.for('virtual-anchor.Options'),
+  Logger: Symbol.for('virtual-anchor.Logger'),
+  JobStore: Symbol.for('virtual-anchor.JobStore'),
+  BlobStore: Symbol.for('virtual-anchor.BlobStore'),
+  UrlSigner: Symbol.for('virtual-anchor.UrlSigner'),
+  MediaBinaries: Symbol.for('virtual-anchor.MediaBinaries'),
+  InputResolver: Symbol.for('virtual-anchor.InputResolver'),
+  LipSyncEngine: Symbol.for('virtual-anchor.LipSyncEngine'),
+  SeparationEngine: Symbol.for('virtual-anchor.SeparationEngine'),
+  AvatarRenderer: Symbol.for('virtual-anchor.AvatarRenderer'),
+  AvatarDefinitions: Symbol.for('virtual-anchor.AvatarDefinitions'),
+} as const;

@@ -1,0 +1,53 @@
+import type { AvatarVideoJob, Job, SeparationJob } from './job.js';
+import type { LinkBuilder } from './links.js';
+import type { AvatarVideoCreatedView, AvatarVideoView } from './schemas/avatar-video.js';
+import type { SeparationCreatedView, SeparationListItemView, SeparationView } from './schemas/separation.js';
+
+/**
+ * Projections of job records onto the spec's response shapes. Each function returns exactly the fields
+ * the spec lists for that response, plus the documented `errorReason` extension on failed jobs.
+ */
+
+const reason = (job: Job) => (job.status === 'error' && job.failure ? { errorReason: { ...job.failure } } : {});
+const stamps = (job: Job) => ({ uid: job.uid, status: job.status, createdAt: job.createdAt, updatedAt: job.updatedAt });
+const usable = <T>(job: Job, result: T | undefined): T | undefined =>
+  job.status === 'completed' && !job.expired ? result : undefined;
+
+export function avatarVideoCreated(job: AvatarVideoJob): AvatarVideoCreatedView {
+  return stamps(job);
+}
+
+export function avatarVideoView(job: AvatarVideoJob, links: LinkBuilder): AvatarVideoView {
+  const result = usable(job, job.result);
+  return { ...stamps(job), path: links.to(result?.video, `${job.uid}.mp4`), ...reason(job) };
+}
+
+export function separationCreated(job: SeparationJob): SeparationCreatedView {
+  return { uid: job.uid, audioUri: job.input.audioUri, status: job.status, createdAt: job.createdAt, updatedAt: job.updatedAt };
+}
+
+function stemPaths(job: SeparationJob, links: LinkBuilder) {
+  const result = usable(job, job.result);
+  const ext = (blob: { contentType: string } | undefined) => (blob?.contentType === 'audio/wav' ? 'wav' : 'mp3');
+  return {
+    speech: links.to(result?.speech, `${job.uid}-speech.${ext(result?.speech)}`),
+    ambience: links.to(result?.ambience, `${job.uid}-ambience.${ext(result?.ambience)}`),
+  };
+}
+
+export function separationListItem(job: SeparationJob, links: LinkBuilder): SeparationListItemView {
+  return { ...stamps(job), path: stemPaths(job, links), ...reason(job) };
+}
+
+export function separationView(job: SeparationJob, links: LinkBuilder): SeparationView {
+  return {
+    uid: job.uid,
+    audioUri: job.input.audioUri,
+    path: stemPaths(job, links),
+    taskId: job.taskId,
+    status: job.status,
+    createdAt: job.createdAt,
+    updatedAt: job.updatedAt,
+    ...reason(job),
+  };
+}
