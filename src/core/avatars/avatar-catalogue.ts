@@ -1,0 +1,129 @@
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BlobRef } from '../job.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import type { AvatarAssetRenderer } from '../../inference/engines.js';
+import type { AvatarDefinition } from '../../inference/avatar/definition.js';
+import type { Logger } from '../logger.js';
+import { avatarUid, definitionFingerprint } from './avatar-uid.js';
+
+/** Values of `thumbnailGenerationStatus`: `pending` until the assets exist, then `completed` (or `error`). */
+export type ThumbnailStatus = 'pending' | 'completed' | 'error';
+
+/** One catalogue entry. */
+export interface AvatarEntry {
+  uid: string;
+  name: string;
+  definition: AvatarDefinition;
+  thumbnailGenerationStatus: ThumbnailStatus;
+  assets: { video?: BlobRef; preview?: BlobRef; thumbnail?: BlobRef };
+  createdAt: string;
+  updatedAt: string;
+}
+
+type AssetName = keyof AvatarEntry['assets'];
+const ASSETS: { name: AssetName; contentType: string; file: string }[] = [
+  { name: 'thumbnail', contentType: 'image/png', file: 'thumbnail.png' },
+  { name: 'preview', contentType: 'image/png', file: 'preview.png' },
+  { name: 'video', contentType: 'video/mp4', file: 'idle.mp4' },
+];
+
+/**
+ * The avatar catalogue: definitions in a stable order, with assets (idle-loop mp4, preview, thumbnail)
+ * generated in the background on first start and found again in the blob store after a restart
+ * (blob ids derive from the avatar uid and the definition's fingerprint).
+ */
+export class AvatarCatalogue {
+  private readonly entries: AvatarEntry[];
+  private readonly byUid = new Map<string, AvatarEntry>();
+  private generation?: Promise<void>;
+  private readonly abort = new AbortController();
+
+  constructor(
+    definitions: readonly AvatarDefinition[],
+    private readonly blobs: BlobStore,
+    private readonly renderer: AvatarAssetRenderer | undefined,
+    private readonly logger: Logger,
+  ) {
+    const now = new Date().toISOString();
+    this.entries = definitions.map((definition) => ({
+      uid: avatarUid(definition.id),
+      name: definition.name,
+      definition,
+      thumbnailGenerationStatus: 'pending',
+      assets: {},
+      createdAt: now,
+      updatedAt: now,
+    }));
+    for (const entry of this.entries) this.byUid.set(entry.uid, entry);
+  }
+
+  /** Starts generating missing assets in the background; resolves when all are done. Idempotent. */
+  start(): Promise<void> {
+    this.generation ??= this.generateAll();
+    return this.generation;
+  }
+
+  /** One page of the catalogue, in definition order. */
+  list(page: number, perPage: number): { total: number; items: AvatarEntry[] } {
+    const start = (page - 1) * perPage;
+    return { total: this.entries.length, items: this.entries.slice(start, start + perPage) };
+  }
+
+  get(uid: string): AvatarEntry | undefined {
+    return this.byUid.get(uid);
+  }
+
+  /** The definition behind an avatar uid (used by the lip-sync worker). */
+  definition(uid: string): AvatarDefinition | undefined {
+    return this.byUid.get(uid)?.definition;
+  }
+
+  /** Stops background generation. */
+  async close(): Promise<void> {
+    this.abort.abort();
+    await this.generation?.catch(() => undefined);
+  }
+
+  private async generateAll(): Promise<void> {
+    for (const entry of this.entries) {
+      if (this.abort.signal.aborted) return;
+      try {
+        await this.ensureAssets(entry);
+        entry.thumbnailGenerationStatus = entry.assets.thumbnail ? 'completed' : 'pending';
+      } catch (error) {
+        entry.thumbnailGenerationStatus = 'error';
+        this.logger.error('avatar asset generation failed', { avatar: entry.definition.id, error: String(error) });
+      }
+    }
+  }
+
+  private async ensureAssets(entry: AvatarEntry): Promise<void> {
+    const prefix = `avatar-${entry.uid}-${definitionFingerprint(entry.definition)}`;
+    let workDir: string | undefined;
+    try {
+      for (const asset of ASSETS) {
+        const id = `${prefix}-${asset.name}`;
+        const existing = await this.blobs.stat(id);
+        if (existing) {
+          entry.assets[asset.name] = existing;
+          entry.createdAt = entry.updatedAt = existing.createdAt;
+          continue;
+        }
+        if (!this.renderer || this.abort.signal.aborted) return;
+        workDir ??= await mkdtemp(join(tmpdir(), 'virtual-anchor-avatar-'));
+        const file = join(workDir, asset.file);
+        if (asset.name === 'thumbnail') await this.renderer.renderThumbnail(entry.definition, file);
+        else if (asset.name === 'preview') await this.renderer.renderPreview(entry.definition, file);
+        else await this.renderer.renderIdleVideo(entry.definition, file, this.abort.signal);
+        entry.assets[asset.name] = await this.blobs.put(createReadStream(file), { owner: 'system', contentType: asset.contentType }, { id });
+        entry.updatedAt = new Date().toISOString();
+        if (asset.name === 'thumbnail') entry.thumbnailGenerationStatus = 'completed';
+      }
+    } finally {
+      if (workDir) await rm(workDir, { recursive: true, force: true });
+    }
+  }
+}
