@@ -1,0 +1,56 @@
+import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../core/job.js';
+import type { JobStore } from './job-store.js';
+import { applyPatch } from './job-record.js';
+
+/**
+ * What the job stores share: `get`, `transition` and `patch` written once on top of two
+ * primitives, a plain read and a guarded compare-and-set update.
+ */
+export abstract class CasJobStore implements JobStore {
+  readonly #now: () => Date;
+
+  /** @param now Clock used for `updatedAt` on transitions. */
+  protected constructor(now: () => Date = () => new Date()) {
+    this.#now = now;
+  }
+
+  /** The stored record, or `undefined`. */
+  protected abstract read(uid: string): Promise<Job | undefined>;
+
+  /**
+   * Atomically: when the job exists and its status is in `allowed`, stores `compute(job)`
+   * (keeping indexes in step) and returns it; otherwise returns `undefined`.
+   */
+  protected abstract update(
+    uid: string,
+    allowed: readonly JobStatus[],
+    compute: (job: Job) => Job,
+  ): Promise<Job | undefined>;
+
+  abstract create(job: Job): Promise<void>;
+  abstract list(query: ListQuery): Promise<ListResult<Job>>;
+  abstract uidsByStatus(status: JobStatus, kind?: JobKind): Promise<string[]>;
+  abstract close(): Promise<void>;
+
+  /** {@inheritDoc JobStore.get} */
+  async get(uid: string, owner?: string): Promise<Job | undefined> {
+    const job = await this.read(uid);
+    if (!job || (owner !== undefined && job.owner !== owner)) return undefined;
+    return job;
+  }
+
+  /** {@inheritDoc JobStore.transition} */
+  async transition(
+    uid: string,
+    from: readonly JobStatus[],
+    to: JobStatus,
+    patch?: JobPatch,
+  ): Promise<Job | undefined> {
+    return this.update(uid, from, (job) => applyPatch(job, patch, { status: to, now: this.#now() }));
+  }
+
+  /** {@inheritDoc JobStore.patch} Leaves `updatedAt` unchanged. */
+  async patch(uid: string, whileIn: readonly JobStatus[], patch: JobPatch): Promise<boolean> {
+    return (await this.update(uid, whileIn, (job) => applyPatch(job, patch))) !== undefined;
+  }
+}

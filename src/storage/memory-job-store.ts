@@ -1,0 +1,139 @@
+import { Keyv } from 'keyv';
+import type { Job, JobKind, JobStatus, ListQuery, ListResult } from '../core/job.js';
+import { CasJobStore } from './cas-job-store.js';
+import { createdAtMs, pageWindow } from './job-record.js';
+import { KeyedMutex } from './keyed-mutex.js';
+
+/** Options of {@link MemoryJobStore}. */
+export interface MemoryJobStoreOptions {
+  /** Clock used for `updatedAt` on transitions; defaults to the system clock. */
+  now?: () => Date;
+}
+
+/** What the in-process index knows about one job. `status` is updated in place on transitions. */
+interface IndexEntry {
+  readonly uid: string;
+  readonly kind: JobKind;
+  readonly owner: string;
+  readonly createdAtMs: number;
+  status: JobStatus;
+}
+
+/** Newest first by `createdAt`, ties by `uid` descending (the order of Redis ZREVRANGE). */
+function newestFirst(a: IndexEntry, b: IndexEntry): number {
+  return b.createdAtMs - a.createdAtMs || (a.uid < b.uid ? 1 : a.uid > b.uid ? -1 : 0);
+}
+
+/**
+ * A {@link JobStore} for one process: records in an in-memory Keyv (values are serialised, so
+ * callers never share objects with the store), indexes in plain maps. Writes to one job are
+ * serialised per uid, which makes `transition` and `patch` a compare-and-set.
+ * Nothing survives a restart; use {@link RedisJobStore} for that or for several processes.
+ */
+export class MemoryJobStore extends CasJobStore {
+  readonly #records = new Keyv<Job>();
+  readonly #mutex = new KeyedMutex();
+  /** uid → index entry. */
+  readonly #entries = new Map<string, IndexEntry>();
+  /** `kind owner` → entries, kept sorted by {@link newestFirst}. */
+  readonly #lists = new Map<string, IndexEntry[]>();
+  readonly #byStatus = new Map<JobStatus, Set<string>>();
+
+  constructor(options: MemoryJobStoreOptions = {}) {
+    super(options.now);
+  }
+
+  /** {@inheritDoc JobStore.create} Rejects when a job with the same uid exists. */
+  override async create(job: Job): Promise<void> {
+    const entry: IndexEntry = {
+      uid: job.uid,
+      kind: job.kind,
+      owner: job.owner,
+      createdAtMs: createdAtMs(job),
+      status: job.status,
+    };
+    await this.#mutex.run(job.uid, async () => {
+      if (this.#entries.has(job.uid)) throw new Error(`job ${job.uid} already exists`);
+      await this.#records.set(job.uid, job);
+      this.#entries.set(job.uid, entry);
+      this.#insertSorted(this.#listOf(job.kind, job.owner), entry);
+      this.#statusSet(job.status).add(job.uid);
+    });
+  }
+
+  /** {@inheritDoc JobStore.list} Pages are 1-based. */
+  override async list(query: ListQuery): Promise<ListResult<Job>> {
+    const { offset, count } = pageWindow(query);
+    const all = this.#lists.get(listKey(query.kind, query.owner)) ?? [];
+    const matching = query.status === undefined ? all : all.filter((entry) => entry.status === query.status);
+    const uids = matching.slice(offset, offset + count).map((entry) => entry.uid);
+    const records = uids.length === 0 ? [] : await this.#records.getMany(uids);
+    return { total: matching.length, items: records.filter((job): job is Job => job !== undefined) };
+  }
+
+  /** {@inheritDoc JobStore.uidsByStatus} Oldest first. */
+  override async uidsByStatus(status: JobStatus, kind?: JobKind): Promise<string[]> {
+    const entries: IndexEntry[] = [];
+    for (const uid of this.#byStatus.get(status) ?? []) {
+      const entry = this.#entries.get(uid);
+      if (entry && (kind === undefined || entry.kind === kind)) entries.push(entry);
+    }
+    return entries.sort((a, b) => newestFirst(b, a)).map((entry) => entry.uid);
+  }
+
+  /** {@inheritDoc JobStore.close} */
+  override async close(): Promise<void> {
+    await this.#records.disconnect();
+  }
+
+  /** Reads the record. */
+  protected override async read(uid: string): Promise<Job | undefined> {
+    return this.#records.get(uid);
+  }
+
+  /** Compare-and-set under the uid's lock: `compute` runs only when the status is in `allowed`. */
+  protected override async update(uid: string, allowed: readonly JobStatus[], compute: (job: Job) => Job): Promise<Job | undefined> {
+    return this.#mutex.run(uid, async () => {
+      const current = await this.#records.get(uid);
+      const entry = this.#entries.get(uid);
+      if (!current || !entry || !allowed.includes(current.status)) return undefined;
+      const next = compute(current);
+      await this.#records.set(uid, next);
+      if (next.status !== entry.status) {
+        this.#statusSet(entry.status).delete(uid);
+        this.#statusSet(next.status).add(uid);
+        entry.status = next.status;
+      }
+      return next;
+    });
+  }
+
+  #listOf(kind: JobKind, owner: string): IndexEntry[] {
+    const key = listKey(kind, owner);
+    let list = this.#lists.get(key);
+    if (!list) this.#lists.set(key, (list = []));
+    return list;
+  }
+
+  #statusSet(status: JobStatus): Set<string> {
+    let set = this.#byStatus.get(status);
+    if (!set) this.#byStatus.set(status, (set = new Set()));
+    return set;
+  }
+
+  /** Binary insertion keeping {@link newestFirst} order (new jobs usually land at index 0). */
+  #insertSorted(list: IndexEntry[], entry: IndexEntry): void {
+    let low = 0;
+    let high = list.length;
+    while (low < high) {
+      const mid = (low + high) >>> 1;
+      if (newestFirst(list[mid], entry) < 0) low = mid + 1;
+      else high = mid;
+    }
+    list.splice(low, 0, entry);
+  }
+}
+
+function listKey(kind: JobKind, owner: string): string {
+  return `${kind}\u0000${owner}`;
+}

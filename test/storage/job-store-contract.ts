@@ -1,0 +1,220 @@
+import assert from 'node:assert/strict';
+import { afterEach, describe, it } from 'node:test';
+import type { Job, JobStatus } from '../../src/core/job.js';
+import type { JobStore } from '../../src/storage/job-store.js';
+import { at, makeJob, uids } from './job-fixtures.js';
+
+/** A store under test and how to dispose of it (close, and delete its data where shared). */
+export interface StoreHandle {
+  store: JobStore;
+  dispose(): Promise<void>;
+}
+
+/** Makes a fresh, empty store whose transitions stamp `updatedAt` with `now()`. */
+export type StoreFactory = (now: () => Date) => Promise<StoreHandle>;
+
+const NOW = new Date('2025-06-01T12:00:00.000Z');
+
+/** The behaviour every {@link JobStore} must have. */
+export function jobStoreContract(name: string, factory: StoreFactory): void {
+  describe(`${name}: JobStore contract`, () => {
+    const open: StoreHandle[] = [];
+    async function fresh(): Promise<JobStore> {
+      const handle = await factory(() => NOW);
+      open.push(handle);
+      return handle.store;
+    }
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((handle) => handle.dispose()));
+    });
+
+    it('creates and gets a job, scoped to its owner', async () => {
+      const store = await fresh();
+      const job = makeJob({ owner: 'alice', createdAt: at(1) });
+      await store.create(job);
+      assert.deepEqual(await store.get(job.uid), job);
+      assert.deepEqual(await store.get(job.uid, 'alice'), job);
+      assert.equal(await store.get(job.uid, 'bob'), undefined);
+      assert.equal(await store.get('no-such-job'), undefined);
+    });
+
+    it('refuses a second create with the same uid and keeps the first record', async () => {
+      const store = await fresh();
+      const job = makeJob({ createdAt: at(1) });
+      await store.create(job);
+      await assert.rejects(store.create({ ...job, owner: 'mallory' }), /already exists/);
+      assert.deepEqual(await store.get(job.uid), job);
+      assert.equal((await store.list({ owner: job.owner, kind: job.kind, page: 1, perPage: 10 })).total, 1);
+      assert.equal((await store.list({ owner: 'mallory', kind: job.kind, page: 1, perPage: 10 })).total, 0);
+    });
+
+    it('transitions from an allowed state, applying the patch and stamping updatedAt', async () => {
+      const store = await fresh();
+      const job = makeJob({ createdAt: at(1) });
+      await store.create(job);
+      const ongoing = await store.transition(job.uid, ['pending'], 'ongoing', { heartbeatAt: at(2) });
+      assert.equal(ongoing?.status, 'ongoing');
+      assert.equal(ongoing?.heartbeatAt, at(2));
+      assert.equal(ongoing?.updatedAt, NOW.toISOString());
+      assert.equal(ongoing?.createdAt, job.createdAt);
+      const result = { video: { id: 'video-blob-1', contentType: 'video/mp4', size: 99 } };
+      const done = await store.transition(job.uid, ['ongoing'], 'completed', { result, completedAt: at(3) });
+      assert.deepEqual(await store.get(job.uid), done);
+      assert.deepEqual(done?.result, result);
+      assert.equal(done?.completedAt, at(3));
+      assert.equal(done?.heartbeatAt, at(2));
+    });
+
+    it('refuses a transition from a wrong state and leaves the record unchanged', async () => {
+      const store = await fresh();
+      const job = makeJob({ createdAt: at(1) });
+      await store.create(job);
+      const late = await store.transition(job.uid, ['ongoing'], 'completed', { completedAt: at(5) });
+      assert.equal(late, undefined);
+      assert.deepEqual(await store.get(job.uid), job);
+      assert.deepEqual(await store.uidsByStatus('completed'), []);
+      assert.deepEqual(await store.uidsByStatus('pending'), [job.uid]);
+      assert.equal(await store.transition('no-such-job', ['pending'], 'ongoing'), undefined);
+    });
+
+    it('lets exactly one of 20 concurrent transitions from pending win', async () => {
+      const store = await fresh();
+      const job = makeJob({ createdAt: at(1) });
+      await store.create(job);
+      const targets: JobStatus[] = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? 'ongoing' : 'error'));
+      const results = await Promise.all(
+        targets.map((to, i) => store.transition(job.uid, ['pending'], to, { progress: { done: i, total: 20, unit: 'x' } })),
+      );
+      const winners = results.filter((result): result is Job => result !== undefined);
+      assert.equal(winners.length, 1);
+      const winner = winners[0];
+      assert.deepEqual(await store.get(job.uid), winner);
+      assert.deepEqual(await store.uidsByStatus(winner.status), [job.uid]);
+      assert.deepEqual(await store.uidsByStatus('pending'), []);
+      const other = winner.status === 'ongoing' ? 'error' : 'ongoing';
+      assert.deepEqual(await store.uidsByStatus(other), []);
+    });
+
+    it('patches only while the status allows, without touching status or updatedAt', async () => {
+      const store = await fresh();
+      const job = makeJob({ createdAt: at(1) });
+      await store.create(job);
+      assert.equal(await store.patch(job.uid, ['ongoing'], { progress: { done: 1, total: 2, unit: 'frames' } }), false);
+      assert.deepEqual(await store.get(job.uid), job);
+      assert.ok(await store.transition(job.uid, ['pending'], 'ongoing'));
+      const progress = { done: 1, total: 2, unit: 'frames' };
+      assert.equal(await store.patch(job.uid, ['ongoing'], { progress, heartbeatAt: at(9) }), true);
+      const patched = await store.get(job.uid);
+      assert.deepEqual(patched?.progress, progress);
+      assert.equal(patched?.heartbeatAt, at(9));
+      assert.equal(patched?.status, 'ongoing');
+      assert.equal(patched?.updatedAt, NOW.toISOString());
+      assert.equal(await store.patch('no-such-job', ['ongoing'], { heartbeatAt: at(9) }), false);
+    });
+
+    it('never lets a concurrent patch undo a final state', async () => {
+      const store = await fresh();
+      const job = makeJob({ createdAt: at(1) });
+      await store.create(job);
+      await store.transition(job.uid, ['pending'], 'ongoing');
+      const patches = Array.from({ length: 10 }, (_, i) => store.patch(job.uid, ['ongoing'], { heartbeatAt: at(10 + i) }));
+      const failed = store.transition(job.uid, ['pending', 'ongoing'], 'error', { failure: { code: 'x', message: 'y' } });
+      await Promise.all([...patches, failed]);
+      const final = await store.get(job.uid);
+      assert.equal(final?.status, 'error');
+      assert.deepEqual(final?.failure, { code: 'x', message: 'y' });
+      assert.deepEqual(await store.uidsByStatus('error'), [job.uid]);
+      assert.deepEqual(await store.uidsByStatus('ongoing'), []);
+      assert.equal(await store.patch(job.uid, ['ongoing'], { heartbeatAt: at(99) }), false);
+    });
+
+    it('lists an owner’s jobs of one kind newest first, paginated, with a total', async () => {
+      const store = await fresh();
+      const mine = [3, 1, 7, 5, 2, 6, 4].map((s) => makeJob({ owner: 'alice', createdAt: at(s) }));
+      const others = [
+        makeJob({ owner: 'bob', createdAt: at(8) }),
+        makeJob({ owner: 'alice', kind: 'separation', createdAt: at(9) }),
+      ];
+      await Promise.all([...mine, ...others].map((job) => store.create(job)));
+      const newestFirst = [...mine].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      const page = (n: number) => store.list({ owner: 'alice', kind: 'avatarVideo', page: n, perPage: 3 });
+      const pages = await Promise.all([page(1), page(2), page(3), page(4)]);
+      assert.deepEqual(pages.map((p) => p.total), [7, 7, 7, 7]);
+      assert.deepEqual(pages.map((p) => uids(p.items)), [
+        uids(newestFirst.slice(0, 3)),
+        uids(newestFirst.slice(3, 6)),
+        uids(newestFirst.slice(6)),
+        [],
+      ]);
+      assert.deepEqual(pages[0].items[0], newestFirst[0]);
+      const separation = await store.list({ owner: 'alice', kind: 'separation', page: 1, perPage: 10 });
+      assert.deepEqual(uids(separation.items), [others[1].uid]);
+      assert.equal((await store.list({ owner: 'carol', kind: 'avatarVideo', page: 1, perPage: 10 })).total, 0);
+    });
+
+    it('breaks createdAt ties by uid, descending', async () => {
+      const store = await fresh();
+      const tied = ['b', 'd', 'a', 'c'].map((c) => makeJob({ uid: `${c}0000000-0000-4000-8000-000000000000`, createdAt: at(1) }));
+      await Promise.all(tied.map((job) => store.create(job)));
+      const listed = await store.list({ owner: 'owner-a', kind: 'avatarVideo', page: 1, perPage: 10 });
+      assert.deepEqual(uids(listed.items).map((uid) => uid[0]), ['d', 'c', 'b', 'a']);
+      assert.deepEqual((await store.uidsByStatus('pending')).map((uid) => uid[0]), ['a', 'b', 'c', 'd']);
+    });
+
+    it('filters a listing by status exactly after transitions', async () => {
+      const store = await fresh();
+      const jobs = Array.from({ length: 6 }, (_, i) => makeJob({ owner: 'alice', createdAt: at(i) }));
+      await Promise.all(jobs.map((job) => store.create(job)));
+      await store.transition(jobs[1].uid, ['pending'], 'ongoing');
+      await store.transition(jobs[4].uid, ['pending'], 'ongoing');
+      await store.transition(jobs[4].uid, ['ongoing'], 'completed');
+      await store.transition(jobs[5].uid, ['pending'], 'error');
+      const byStatus = async (status: JobStatus, perPage = 10, page = 1) =>
+        store.list({ owner: 'alice', kind: 'avatarVideo', status, page, perPage });
+      const pending = await byStatus('pending');
+      assert.equal(pending.total, 3);
+      assert.deepEqual(uids(pending.items), [jobs[3].uid, jobs[2].uid, jobs[0].uid]);
+      assert.ok(pending.items.every((job) => job.status === 'pending'));
+      assert.deepEqual(uids((await byStatus('ongoing')).items), [jobs[1].uid]);
+      assert.deepEqual(uids((await byStatus('completed')).items), [jobs[4].uid]);
+      assert.deepEqual(uids((await byStatus('error')).items), [jobs[5].uid]);
+      const second = await byStatus('pending', 2, 2);
+      assert.equal(second.total, 3);
+      assert.deepEqual(uids(second.items), [jobs[0].uid]);
+    });
+
+    it('rejects a page or perPage below 1', async () => {
+      const store = await fresh();
+      await assert.rejects(store.list({ owner: 'a', kind: 'avatarVideo', page: 0, perPage: 10 }), RangeError);
+      await assert.rejects(store.list({ owner: 'a', kind: 'avatarVideo', page: 1, perPage: 0 }), RangeError);
+      await assert.rejects(store.list({ owner: 'a', kind: 'avatarVideo', page: 1.5, perPage: 10 }), RangeError);
+    });
+
+    it('gives uids by status across owners, oldest first, optionally by kind', async () => {
+      const store = await fresh();
+      const a = makeJob({ owner: 'alice', createdAt: at(3) });
+      const b = makeJob({ owner: 'bob', createdAt: at(1) });
+      const c = makeJob({ owner: 'bob', kind: 'separation', createdAt: at(2) });
+      const d = makeJob({ owner: 'carol', createdAt: at(4) });
+      await Promise.all([a, b, c, d].map((job) => store.create(job)));
+      await store.transition(d.uid, ['pending'], 'ongoing');
+      assert.deepEqual(await store.uidsByStatus('pending'), [b.uid, c.uid, a.uid]);
+      assert.deepEqual(await store.uidsByStatus('pending', 'avatarVideo'), [b.uid, a.uid]);
+      assert.deepEqual(await store.uidsByStatus('pending', 'separation'), [c.uid]);
+      assert.deepEqual(await store.uidsByStatus('ongoing'), [d.uid]);
+      assert.deepEqual(await store.uidsByStatus('ongoing', 'separation'), []);
+      assert.deepEqual(await store.uidsByStatus('completed'), []);
+    });
+
+    it('returns copies: mutating a returned record does not change the store', async () => {
+      const store = await fresh();
+      const job = makeJob({ createdAt: at(1) });
+      await store.create(job);
+      job.status = 'error';
+      const got = await store.get(job.uid);
+      assert.equal(got?.status, 'pending');
+      if (got) got.owner = 'mallory';
+      assert.equal((await store.get(job.uid))?.owner, 'owner-a');
+    });
+  });
+}
