@@ -1,0 +1,175 @@
+import { createWriteStream } from 'node:fs';
+import { mkdir, mkdtemp, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { BlobRef } from '../core/job.js';
+import type { BlobInfo, BlobMeta, BlobStore } from './blob-store.js';
+import { isBlobId, newBlobId } from './blob-id.js';
+import { ByteCounter } from './byte-counter.js';
+import { fsErrorCode } from './fs-error-code.js';
+
+/** What `meta.json` holds. */
+interface StoredMeta {
+  size: number;
+  createdAt: string;
+  meta: BlobMeta;
+}
+
+/** How many metadata files {@link FsBlobStore.expired} reads at once. */
+const SCAN_BATCH = 64;
+
+/**
+ * A {@link BlobStore} on the local filesystem. Layout under `dir`:
+ *
+ *   blobs/<id>/data        the bytes
+ *   blobs/<id>/meta.json   size, createdAt and {@link BlobMeta}
+ *   tmp/                   blobs being written or deleted
+ *
+ * A blob is written into a fresh folder under `tmp/` and renamed into `blobs/` complete with its
+ * metadata, so it appears whole or not at all, and a second put with the same id fails. Delete
+ * renames it back out before removing it. All state is on disk, so a new instance on the same
+ * `dir` (after a restart) sees every blob and expiry. Files are streamed, never held in memory.
+ * Entries left in `tmp/` by a crash are not cleaned up.
+ */
+export class FsBlobStore implements BlobStore {
+  readonly #blobs: string;
+  readonly #tmp: string;
+
+  constructor(readonly dir: string) {
+    this.#blobs = join(dir, 'blobs');
+    this.#tmp = join(dir, 'tmp');
+  }
+
+  /**
+   * {@inheritDoc BlobStore.put} `options.id` must match `/^[A-Za-z0-9_-]{8,128}$/` and be unused;
+   * otherwise a random id is made. On any failure `source` is destroyed and nothing is left.
+   */
+  async put(source: Readable, meta: BlobMeta, options: { maxBytes?: number; id?: string } = {}): Promise<BlobRef> {
+    const id = options.id ?? newBlobId();
+    if (!isBlobId(id)) {
+      source.destroy();
+      throw new RangeError(`invalid blob id: ${JSON.stringify(id)}`);
+    }
+    await this.#mkdirs();
+    const staging = await mkdtemp(join(this.#tmp, 'put-'));
+    try {
+      const counter = new ByteCounter(options.maxBytes);
+      await pipeline(source, counter, createWriteStream(join(staging, 'data'), { flags: 'wx' }));
+      const stored: StoredMeta = { size: counter.bytes, createdAt: new Date().toISOString(), meta };
+      await writeFile(join(staging, 'meta.json'), JSON.stringify(stored), { flag: 'wx' });
+      await rename(staging, this.#blobDir(id)).catch((error: unknown) => {
+        throw fsErrorCode(error) === 'ENOTEMPTY' || fsErrorCode(error) === 'EEXIST'
+          ? new Error(`blob ${id} already exists`)
+          : error;
+      });
+      return { id, contentType: meta.contentType, size: stored.size };
+    } catch (error) {
+      source.destroy();
+      await rm(staging, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** {@inheritDoc BlobStore.stat} */
+  async stat(id: string): Promise<BlobInfo | undefined> {
+    const stored = await this.#readMeta(id);
+    if (!stored) return undefined;
+    return { id, contentType: stored.meta.contentType, size: stored.size, meta: stored.meta, createdAt: stored.createdAt };
+  }
+
+  /** {@inheritDoc BlobStore.localPath} */
+  async localPath(id: string): Promise<string | undefined> {
+    return (await this.#readMeta(id)) ? join(this.#blobDir(id), 'data') : undefined;
+  }
+
+  /**
+   * {@inheritDoc BlobStore.open} An `end` past the last byte is clamped to it; a range that is
+   * still empty (or has a negative or non-integer bound) throws a RangeError.
+   */
+  async open(id: string, range?: { start: number; end: number }): Promise<Readable | undefined> {
+    if (!isBlobId(id)) return undefined;
+    const handle = await open(join(this.#blobDir(id), 'data'), 'r').catch((error: unknown) => {
+      if (fsErrorCode(error) === 'ENOENT') return undefined;
+      throw error;
+    });
+    if (!handle || !range) return handle?.createReadStream();
+    const { size } = await handle.stat();
+    const end = Math.min(range.end, size - 1);
+    if (!Number.isSafeInteger(range.start) || !Number.isSafeInteger(range.end) || range.start < 0 || range.start > end) {
+      await handle.close();
+      throw new RangeError(`range ${range.start}-${range.end} does not fit a blob of ${size} bytes`);
+    }
+    return handle.createReadStream({ start: range.start, end });
+  }
+
+  /** {@inheritDoc BlobStore.delete} */
+  async delete(id: string): Promise<void> {
+    if (!isBlobId(id)) return;
+    await this.#mkdirs();
+    const trash = join(this.#tmp, `delete-${newBlobId()}`);
+    try {
+      await rename(this.#blobDir(id), trash);
+    } catch (error) {
+      if (fsErrorCode(error) === 'ENOENT') return;
+      throw error;
+    }
+    await rm(trash, { recursive: true, force: true });
+  }
+
+  /**
+   * {@inheritDoc BlobStore.setExpiry} Does nothing when the blob is missing; `expiresAt` must be
+   * a parseable timestamp.
+   */
+  async setExpiry(id: string, expiresAt: string | undefined): Promise<void> {
+    if (expiresAt !== undefined && Number.isNaN(Date.parse(expiresAt))) {
+      throw new RangeError(`invalid expiresAt: ${expiresAt}`);
+    }
+    const stored = await this.#readMeta(id);
+    if (!stored) return;
+    const { expiresAt: _previous, ...rest } = stored.meta;
+    const next: StoredMeta = { ...stored, meta: expiresAt === undefined ? rest : { ...rest, expiresAt } };
+    const partial = join(this.#blobDir(id), `meta.${newBlobId()}.tmp`);
+    try {
+      await writeFile(partial, JSON.stringify(next), { flag: 'wx' });
+      await rename(partial, join(this.#blobDir(id), 'meta.json'));
+    } catch (error) {
+      await rm(partial, { force: true }).catch(() => undefined);
+      if (fsErrorCode(error) !== 'ENOENT') throw error; // ENOENT: deleted meanwhile
+    }
+  }
+
+  /** {@inheritDoc BlobStore.expired} Reads every blob's metadata on disk. */
+  async expired(now: Date): Promise<string[]> {
+    const ids = (await readdir(this.#blobs).catch(() => [] as string[])).filter(isBlobId);
+    const due: string[] = [];
+    for (let i = 0; i < ids.length; i += SCAN_BATCH) {
+      const batch = ids.slice(i, i + SCAN_BATCH);
+      const metas = await Promise.all(batch.map((id) => this.#readMeta(id)));
+      metas.forEach((stored, j) => {
+        const expiresAt = stored?.meta.expiresAt;
+        if (expiresAt !== undefined && Date.parse(expiresAt) <= now.getTime()) due.push(batch[j]);
+      });
+    }
+    return due;
+  }
+
+  async #readMeta(id: string): Promise<StoredMeta | undefined> {
+    if (!isBlobId(id)) return undefined;
+    try {
+      return JSON.parse(await readFile(join(this.#blobDir(id), 'meta.json'), 'utf8')) as StoredMeta;
+    } catch (error) {
+      if (fsErrorCode(error) === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  #blobDir(id: string): string {
+    return join(this.#blobs, id);
+  }
+
+  async #mkdirs(): Promise<void> {
+    await mkdir(this.#blobs, { recursive: true });
+    await mkdir(this.#tmp, { recursive: true });
+  }
+}
