@@ -1,8 +1,9 @@
 import { z } from 'zod';
+import { avatarLookSchema, type AvatarLook } from './look.js';
 
 /**
- * A declarative 2D avatar. The drawing module (issue: built-in lip-sync) extends this schema with
- * the look (head, hair, eyes, skin, clothing); the core only needs `id`, `name`, size and frame rate.
+ * A declarative 2D avatar: identity, output size, frame rate and the {@link AvatarLook} the
+ * renderer draws. Unknown keys pass through. `avatars/README.md` documents the format.
  */
 export const avatarDefinitionSchema = z
   .object({
@@ -12,7 +13,21 @@ export const avatarDefinitionSchema = z
     width: z.number().int().min(64).max(2048).default(512),
     height: z.number().int().min(64).max(2048).default(512),
     fps: z.number().int().min(10).max(60).default(25),
+    /** How the avatar looks; absent means the default look (see {@link lookOf}). */
+    look: avatarLookSchema.optional(),
   })
   .passthrough();
 
 export type AvatarDefinition = z.infer<typeof avatarDefinitionSchema>;
+export type { AvatarLook } from './look.js';
+
+/** The default look, used for definitions without `look`. */
+export const DEFAULT_LOOK: AvatarLook = avatarLookSchema.parse({});
+
+/** The look to draw for `definition`: its own, or {@link DEFAULT_LOOK}. */
+export function lookOf(definition: AvatarDefinition): AvatarLook {
+  return definition.look ?? DEFAULT_LOOK;
+}
+
+/** An avatar definition as written by an operator (defaults not yet applied). */
+export type AvatarDefinitionInput = z.input<typeof avatarDefinitionSchema>;
