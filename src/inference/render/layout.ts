@@ -1,0 +1,45 @@
+import type { AvatarLook } from '../avatar/look.js';
+import type { SKRSContext2D } from '@napi-rs/canvas';
+
+/** The 2D context the drawing parts paint on. */
+export type Ctx = SKRSContext2D;
+
+/** Every part draws in a 512×512 design space; the frame renderer scales it to the frame. */
+export const DESIGN_SIZE = 512;
+
+/** Where the face parts sit, derived from the look (design pixels). */
+export interface FaceLayout {
+  /** Head centre and radii. */
+  cx: number;
+  cy: number;
+  rx: number;
+  ry: number;
+  /** Eye centre height and the horizontal distance of each eye from `cx`. */
+  eyeY: number;
+  eyeDx: number;
+  /** Mouth centre height. */
+  mouthY: number;
+  /** Nose tip height. */
+  noseY: number;
+  /** Top of the shoulders. */
+  shoulderY: number;
+}
+
+/** The layout for `look`. */
+export function faceLayout(look: AvatarLook): FaceLayout {
+  const rx = 94 * look.head.width * (look.head.shape === 'round' ? 1.04 : 1);
+  const ry = 114 * look.head.height * (look.head.shape === 'round' ? 0.94 : 1);
+  const cx = DESIGN_SIZE / 2;
+  const cy = 228;
+  return {
+    cx,
+    cy,
+    rx,
+    ry,
+    eyeY: cy + ry * 0.06,
+    eyeDx: rx * 0.4 * look.eyes.spacing,
+    noseY: cy + ry * 0.36,
+    mouthY: cy + ry * 0.6,
+    shoulderY: 402,
+  };
+}

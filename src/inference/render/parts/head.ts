@@ -1,0 +1,92 @@
+import type { AvatarLook } from '../../avatar/look.js';
+import { shade, withAlpha } from '../color.js';
+import type { Ctx, FaceLayout } from '../layout.js';
+
+/** Outline parameters per head shape: upper-corner squareness, jaw width and chin width. */
+const SHAPES: Record<AvatarLook['head']['shape'], { crown: number; jaw: number; chin: number }> = {
+  oval: { crown: 0.56, jaw: 0.84, chin: 0.34 },
+  round: { crown: 0.6, jaw: 0.96, chin: 0.46 },
+  square: { crown: 0.7, jaw: 1.0, chin: 0.55 },
+  heart: { crown: 0.6, jaw: 0.74, chin: 0.2 },
+};
+
+/** Fills the head with skin and a soft side shade. */
+export function drawHead(ctx: Ctx, look: AvatarLook, l: FaceLayout, jawDrop: number, skinShadow: string): void {
+  ctx.save();
+  headOutline(ctx, look, l, jawDrop);
+  ctx.fillStyle = look.skin.tone;
+  ctx.fill();
+  ctx.clip();
+  const shadeGrad = ctx.createRadialGradient(l.cx - l.rx * 0.2, l.cy - l.ry * 0.25, l.rx * 0.6, l.cx, l.cy, l.rx * 1.35);
+  shadeGrad.addColorStop(0, withAlpha(skinShadow, 0));
+  shadeGrad.addColorStop(1, withAlpha(skinShadow, 0.45));
+  ctx.fillStyle = shadeGrad;
+  ctx.fillRect(l.cx - l.rx * 1.2, l.cy - l.ry * 1.2, l.rx * 2.4, l.ry * 2.6);
+  ctx.restore();
+}
+
+/** The head outline as a closed path (not filled); `jawDrop` lowers the chin as the mouth opens. */
+export function headOutline(ctx: Ctx, look: AvatarLook, l: FaceLayout, jawDrop: number): void {
+  const { crown, jaw, chin } = SHAPES[look.head.shape];
+  const { cx, cy, rx, ry } = l;
+  const top = cy - ry;
+  const bottom = cy + ry + jawDrop;
+  ctx.beginPath();
+  ctx.moveTo(cx, top);
+  ctx.bezierCurveTo(cx + rx * crown, top, cx + rx, cy - ry * 0.55, cx + rx, cy - ry * 0.05);
+  ctx.bezierCurveTo(cx + rx, cy + ry * 0.4, cx + rx * jaw, cy + ry * 0.78 + jawDrop * 0.6, cx + rx * chin, bottom - ry * 0.05);
+  ctx.quadraticCurveTo(cx + rx * chin * 0.55, bottom, cx, bottom);
+  ctx.quadraticCurveTo(cx - rx * chin * 0.55, bottom, cx - rx * chin, bottom - ry * 0.05);
+  ctx.bezierCurveTo(cx - rx * jaw, cy + ry * 0.78 + jawDrop * 0.6, cx - rx, cy + ry * 0.4, cx - rx, cy - ry * 0.05);
+  ctx.bezierCurveTo(cx - rx, cy - ry * 0.55, cx - rx * crown, top, cx, top);
+  ctx.closePath();
+}
+
+/** Ears on both sides, behind the head. */
+export function drawEars(ctx: Ctx, look: AvatarLook, l: FaceLayout, skinShadow: string): void {
+  for (const s of [1, -1]) {
+    const x = l.cx + s * l.rx * 0.97;
+    const y = l.cy + l.ry * 0.12;
+    ctx.beginPath();
+    ctx.ellipse(x, y, 15, 23, s * 0.15, 0, Math.PI * 2);
+    ctx.fillStyle = look.skin.tone;
+    ctx.fill();
+    ctx.beginPath();
+    ctx.ellipse(x + s * 3, y + 1, 8, 14, s * 0.15, 0, Math.PI * 2);
+    ctx.fillStyle = withAlpha(skinShadow, 0.55);
+    ctx.fill();
+    if (look.earrings) {
+      ctx.beginPath();
+      ctx.arc(x + s * 2, y + 26, 5, 0, Math.PI * 2);
+      ctx.fillStyle = look.earrings;
+      ctx.fill();
+      ctx.beginPath();
+      ctx.arc(x + s * 1, y + 24.5, 1.8, 0, Math.PI * 2);
+      ctx.fillStyle = shade(look.earrings, -0.6);
+      ctx.fill();
+    }
+  }
+}
+
+/** The neck from under the chin down to the collar, with the chin's shadow. */
+export function drawNeck(ctx: Ctx, look: AvatarLook, l: FaceLayout, skinShadow: string): void {
+  const w = l.rx * 0.36;
+  const top = l.cy + l.ry * 0.55;
+  const bottom = l.shoulderY + 24;
+  ctx.save();
+  ctx.beginPath();
+  ctx.moveTo(l.cx - w, top);
+  ctx.lineTo(l.cx + w, top);
+  ctx.quadraticCurveTo(l.cx + w, bottom - 30, l.cx + w * 1.35, bottom);
+  ctx.lineTo(l.cx - w * 1.35, bottom);
+  ctx.quadraticCurveTo(l.cx - w, bottom - 30, l.cx - w, top);
+  ctx.closePath();
+  ctx.fillStyle = look.skin.tone;
+  ctx.fill();
+  ctx.clip();
+  ctx.beginPath();
+  ctx.ellipse(l.cx, l.cy + l.ry * 0.98, l.rx * 0.6, 26, 0, 0, Math.PI * 2);
+  ctx.fillStyle = withAlpha(skinShadow, 0.7);
+  ctx.fill();
+  ctx.restore();
+}
