@@ -1,23 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { BlobTooLargeError } from '../../src/storage/blob-store.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
+import { tempDirs } from './temp-dir.js';
 
-const roots: string[] = [];
-after(async () => {
-  await Promise.all(roots.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-async function freshDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'va-blobs-'));
-  roots.push(dir);
-  return dir;
-}
+const freshDir = tempDirs('va-blobs-');
 
 /** A stream of `content` in small chunks, so limits are hit mid-stream. */
 function chunks(content: string, size = 4): Readable {

@@ -1,21 +1,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { UrlSigner, loadOrCreateSecret } from '../../src/storage/url-signer.js';
+import { tempDirs } from './temp-dir.js';
 
-const roots: string[] = [];
-after(async () => {
-  await Promise.all(roots.map((dir) => rm(dir, { recursive: true, force: true })));
-});
-
-async function freshDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'va-signer-'));
-  roots.push(dir);
-  return dir;
-}
+const freshDir = tempDirs('va-signer-');
 
 const NOW = Date.UTC(2025, 5, 1);
 const EXPIRES = NOW + 60_000;
