@@ -1,0 +1,103 @@
+"""Trains VisemeNet on data/train.npz, reports held-out frame accuracy on data/test.npz.
+
+Usage: python3 train.py [--minutes M] [--data DIR] [--out checkpoints/viseme.pt]
+Single thread on purpose (shared machine).
+"""
+import argparse
+import math
+import os
+import time
+
+import numpy as np
+import torch
+from torch import nn
+
+from model import VisemeNet
+
+torch.set_num_threads(1)
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load(path):
+    d = np.load(path)
+    return d["feats"].astype(np.float32), d["labels"].astype(np.int64), d["lengths"]
+
+
+@torch.no_grad()
+def evaluate(net, feats, labels, lengths):
+    net.eval()
+    pred = np.zeros(len(labels), np.int64)
+    start = 0
+    for n in lengths:
+        x = torch.from_numpy(feats[start:start + n])[None]
+        pred[start:start + n] = net(x)[0].argmax(-1).numpy()
+        start += n
+    net.train()
+    return pred
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--data", default=os.path.join(HERE, "data"))
+    ap.add_argument("--out", default=os.path.join(HERE, "checkpoints", "viseme.pt"))
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    torch.manual_seed(a.seed)
+    rng = np.random.default_rng(a.seed)
+    feats, labels, _ = load(os.path.join(a.data, "train.npz"))
+    tfeats, tlabels, tlengths = load(os.path.join(a.data, "test.npz"))
+    print(f"train frames {len(labels)}, test frames {len(tlabels)}", flush=True)
+
+    net = VisemeNet()
+    net.mean.copy_(torch.from_numpy(feats.mean(0)))
+    net.std.copy_(torch.from_numpy(feats.std(0) + 1e-3))
+    print("params", sum(p.numel() for p in net.parameters()), flush=True)
+    counts = np.bincount(labels, minlength=9).astype(np.float64)
+    weights = torch.tensor((counts.sum() / counts / 9) ** 0.3, dtype=torch.float32)  # mild re-balancing
+    loss_fn = nn.CrossEntropyLoss(weight=weights, label_smoothing=0.05)
+    opt = torch.optim.AdamW(net.parameters(), lr=3e-3, weight_decay=1e-4)
+
+    seg, batch = 300, 32
+    budget = a.minutes * 60
+    t0 = time.time()
+    step, best = 0, 0.0
+    os.makedirs(os.path.dirname(a.out), exist_ok=True)
+    next_eval = 0.0
+    while True:
+        frac = (time.time() - t0) / budget
+        if frac >= 1.0:
+            break
+        for g in opt.param_groups:
+            g["lr"] = 3e-3 * (0.5 * (1 + math.cos(math.pi * frac)) * 0.97 + 0.03)
+        starts = rng.integers(0, len(labels) - seg, batch)
+        idx = starts[:, None] + np.arange(seg)[None]
+        x = torch.from_numpy(feats[idx])
+        y = torch.from_numpy(labels[idx])
+        x = x + torch.empty(batch, 1, 1).uniform_(-1.5, 1.5)  # gain jitter (log domain)
+        for b in range(batch):  # frequency masking
+            if rng.random() < 0.5:
+                f0 = rng.integers(0, 36)
+                x[b, :, f0:f0 + rng.integers(1, 5)] = net.mean[f0:f0 + 4].mean()
+        loss = loss_fn(net(x).reshape(-1, 9), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(net.parameters(), 1.0)
+        opt.step()
+        step += 1
+        if step % 100 == 0:
+            print(f"step {step} {time.time() - t0:.0f}s loss {loss.item():.3f}", flush=True)
+        if frac >= next_eval:
+            next_eval += 0.2
+            pred = evaluate(net, tfeats, tlabels, tlengths)
+            acc = (pred == tlabels).mean()
+            print(f"== step {step} held-out frame accuracy {acc:.4f}", flush=True)
+            torch.save(net.state_dict(), a.out)
+    pred = evaluate(net, tfeats, tlabels, tlengths)
+    print(f"== final step {step} held-out frame accuracy {(pred == tlabels).mean():.4f} "
+          f"({time.time() - t0:.0f} s)", flush=True)
+    torch.save(net.state_dict(), a.out)
+
+
+if __name__ == "__main__":
+    main()
