@@ -1,0 +1,224 @@
+import { once } from 'node:events';
+import { rm, writeFile } from 'node:fs/promises';
+import { createCanvas, type Canvas } from '@napi-rs/canvas';
+import { resolveMediaBinaries, type MediaBinaries, type ResolveMediaBinariesOptions } from './binaries.js';
+import { spawnMedia, untrustedFileInput, type MediaProcess } from './process.js';
+
+/** x264 presets, fastest first. */
+export type X264Preset = 'ultrafast' | 'superfast' | 'veryfast' | 'faster' | 'fast' | 'medium' | 'slow';
+
+/** Quality and speed settings of the H.264 encoder. */
+export interface VideoEncoderSettings {
+  /** x264 preset (default `veryfast`: good quality for flat cartoon frames, cheap on two cores). */
+  preset?: X264Preset;
+  /** Constant rate factor, 0 best to 51 worst (default 23). */
+  crf?: number;
+  /** AAC bitrate in kbit/s (default 128). */
+  audioBitrateKbps?: number;
+  /** x264 threads (default: ffmpeg decides). */
+  threads?: number;
+}
+
+/** Options of {@link openVideoEncoder} and {@link encodeVideo}. */
+export interface VideoEncodeOptions extends VideoEncoderSettings {
+  /** Frame size in pixels; every frame is `width × height × 4` bytes of RGBA. */
+  width: number;
+  height: number;
+  fps: number;
+  /** Where to write the mp4; replaced if it exists, removed again on failure. */
+  outputPath: string;
+  /**
+   * Audio to mux as AAC (any format ffmpeg reads; treated as untrusted input). Without it the mp4
+   * has no audio stream. Write `ceil(audioDuration × fps)` frames so that the video ends within
+   * one frame of the audio.
+   */
+  audioPath?: string;
+  /** Kills ffmpeg; pending and later calls reject with the signal's reason. */
+  signal?: AbortSignal;
+}
+
+/** Default encoder settings. */
+export const DEFAULT_VIDEO_SETTINGS: Required<Omit<VideoEncoderSettings, 'threads'>> = {
+  preset: 'veryfast',
+  crf: 23,
+  audioBitrateKbps: 128,
+};
+
+/** The ffmpeg arguments for raw RGBA on stdin (+ optional audio) to an H.264/AAC mp4. */
+export function videoEncoderArgs(options: VideoEncodeOptions): string[] {
+  const { width, height, fps } = options;
+  const preset = options.preset ?? DEFAULT_VIDEO_SETTINGS.preset;
+  const crf = options.crf ?? DEFAULT_VIDEO_SETTINGS.crf;
+  const args = [
+    '-nostdin', '-hide_banner', '-loglevel', 'error',
+    '-f', 'rawvideo', '-pix_fmt', 'rgba', '-video_size', `${width}x${height}`, '-framerate', String(fps), '-i', 'pipe:0',
+  ];
+  if (options.audioPath) args.push(...untrustedFileInput(options.audioPath));
+  args.push('-map', '0:v:0');
+  if (options.audioPath) args.push('-map', '1:a:0');
+  // yuv420p needs even dimensions: drop the odd last row/column.
+  if (width % 2 || height % 2) args.push('-vf', 'crop=trunc(iw/2)*2:trunc(ih/2)*2:0:0');
+  args.push('-c:v', 'libx264', '-preset', preset, '-crf', String(crf), '-pix_fmt', 'yuv420p');
+  if (options.threads) args.push('-threads', String(options.threads));
+  if (options.audioPath) {
+    args.push('-c:a', 'aac', '-b:a', `${options.audioBitrateKbps ?? DEFAULT_VIDEO_SETTINGS.audioBitrateKbps}k`);
+  }
+  args.push('-movflags', '+faststart', '-f', 'mp4', '-y', `file:${options.outputPath}`);
+  return args;
+}
+
+function abortReason(signal: AbortSignal | undefined): Error {
+  const reason: unknown = signal?.reason;
+  return reason instanceof Error ? reason : new DOMException('The operation was aborted', 'AbortError');
+}
+
+/**
+ * One running ffmpeg that turns raw RGBA frames written to its stdin into an mp4. Create it with
+ * {@link openVideoEncoder}; call {@link write} for each frame (awaiting it respects backpressure),
+ * then {@link finish}. On any failure the partial output file is removed.
+ */
+export class VideoEncoder {
+  private readonly proc: MediaProcess;
+  private readonly frameBytes: number;
+  private readonly exited: Promise<Error | undefined>;
+  private framesWritten = 0;
+  private done = false;
+
+  constructor(
+    private readonly options: VideoEncodeOptions,
+    binaries: MediaBinaries,
+  ) {
+    this.frameBytes = options.width * options.height * 4;
+    this.proc = spawnMedia('ffmpeg', binaries.ffmpegPath, videoEncoderArgs(options), {
+      signal: options.signal,
+      stdin: true,
+      redact: options.audioPath,
+    });
+    // EPIPE when ffmpeg exits early; the exit status tells the real story.
+    this.proc.child.stdin?.on('error', () => undefined);
+    this.exited = this.proc.exited.then(
+      () => undefined,
+      (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+    );
+  }
+
+  /** Frames accepted so far. */
+  get frames(): number {
+    return this.framesWritten;
+  }
+
+  /**
+   * Queues one frame (`width × height × 4` RGBA bytes). Resolves at once while ffmpeg keeps up,
+   * otherwise when its stdin drains. The buffer must not be modified until the promise settles.
+   */
+  async write(frame: Uint8Array): Promise<void> {
+    if (frame.byteLength !== this.frameBytes) {
+      throw new RangeError(`frame has ${frame.byteLength} bytes, expected ${this.frameBytes}`);
+    }
+    const stdin = this.proc.child.stdin;
+    if (this.done) throw new Error('encoder already finished');
+    if (!stdin || stdin.destroyed) throw await this.failure('ffmpeg is no longer accepting frames');
+    this.framesWritten++;
+    if (stdin.write(frame)) return;
+    const drained = once(stdin, 'drain').then(
+      () => 'drained' as const,
+      () => 'failed' as const,
+    );
+    const stopped = this.exited.then(() => 'failed' as const);
+    if ((await Promise.race([drained, stopped])) === 'failed') {
+      throw await this.failure('ffmpeg stopped before all frames were written');
+    }
+  }
+
+  /** Ends the input and waits for the mp4 to be complete. */
+  async finish(): Promise<void> {
+    if (this.done) throw new Error('encoder already finished');
+    this.done = true;
+    this.proc.child.stdin?.end();
+    const error = await this.exited;
+    if (error || this.options.signal?.aborted) {
+      await rm(this.options.outputPath, { force: true });
+      throw this.options.signal?.aborted ? abortReason(this.options.signal) : error;
+    }
+  }
+
+  /** Kills ffmpeg and removes the partial output. Safe to call more than once. */
+  async abort(): Promise<void> {
+    this.done = true;
+    this.proc.child.kill('SIGKILL');
+    await this.exited;
+    await rm(this.options.outputPath, { force: true });
+  }
+
+  /** The error to report once writing failed: the abort reason, ffmpeg's exit error, or `fallback`. */
+  private async failure(fallback: string): Promise<Error> {
+    if (this.options.signal?.aborted) return abortReason(this.options.signal);
+    if (!this.done) this.proc.child.kill('SIGKILL');
+    return (await this.exited) ?? new Error(fallback);
+  }
+}
+
+/** Starts ffmpeg for one mp4; see {@link VideoEncoder}. */
+export function openVideoEncoder(options: VideoEncodeOptions, binaries: MediaBinaries): VideoEncoder {
+  return new VideoEncoder(options, binaries);
+}
+
+/**
+ * Encodes every frame of `frames` (RGBA buffers, produced lazily so memory stays flat) into
+ * `options.outputPath`. With `audioPath` the audio is muxed as AAC; without it this encodes a
+ * silent clip such as an avatar's idle loop. `onFrame` is called after each accepted frame.
+ */
+export async function encodeVideo(
+  frames: Iterable<Uint8Array> | AsyncIterable<Uint8Array>,
+  options: VideoEncodeOptions,
+  binaries: MediaBinaries,
+  onFrame?: (framesDone: number) => void,
+): Promise<void> {
+  if (options.signal?.aborted) throw abortReason(options.signal);
+  const encoder = openVideoEncoder(options, binaries);
+  try {
+    for await (const frame of frames) {
+      await encoder.write(frame);
+      onFrame?.(encoder.frames);
+    }
+  } catch (error) {
+    await encoder.abort();
+    throw options.signal?.aborted ? abortReason(options.signal) : error;
+  }
+  await encoder.finish();
+}
+
+/**
+ * Writes `canvas` as a PNG, optionally scaled to `size × size` (aspect kept, centred, transparent
+ * padding) for thumbnails. Large reductions go in halving steps so the result stays smooth.
+ */
+export async function writePng(canvas: Canvas, outputPath: string, size?: number): Promise<void> {
+  let source = canvas;
+  if (size && (size !== canvas.width || size !== canvas.height)) {
+    while (Math.max(source.width, source.height) >= size * 4) {
+      const half = createCanvas(Math.ceil(source.width / 2), Math.ceil(source.height / 2));
+      const hctx = half.getContext('2d');
+      hctx.imageSmoothingQuality = 'high';
+      hctx.drawImage(source, 0, 0, half.width, half.height);
+      source = half;
+    }
+    const target = createCanvas(size, size);
+    const ctx = target.getContext('2d');
+    ctx.imageSmoothingQuality = 'high';
+    const scale = size / Math.max(source.width, source.height);
+    const w = source.width * scale;
+    const h = source.height * scale;
+    ctx.drawImage(source, (size - w) / 2, (size - h) / 2, w, h);
+    source = target;
+  }
+  await writeFile(outputPath, await source.encode('png'));
+}
+
+/** Binaries as given to an encoder's owner: already resolved, or options to resolve them with. */
+export type EncoderBinaries = MediaBinaries | ResolveMediaBinariesOptions;
+
+/** Resolves {@link EncoderBinaries} (found automatically when absent). */
+export async function resolveEncoderBinaries(given?: EncoderBinaries): Promise<MediaBinaries> {
+  if (given && 'source' in given && given.ffmpegPath && given.ffprobePath) return given;
+  return resolveMediaBinaries(given);
+}
