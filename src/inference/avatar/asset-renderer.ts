@@ -1,0 +1,57 @@
+import type { AvatarAssetRenderer } from '../engines.js';
+import type { MediaBinaries } from '../media/binaries.js';
+import { encodeVideo, resolveEncoderBinaries, writePng, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
+import { RESTING_MOUTH } from '../lipsync/mouth.js';
+import { FrameRenderer } from '../render/frame-renderer.js';
+import type { AvatarDefinition } from './definition.js';
+
+/** Options of {@link CanvasAvatarAssetRenderer}. */
+export interface CanvasAvatarAssetRendererOptions {
+  /** Length of the idle-loop video in seconds (default 4). */
+  idleSeconds?: number;
+  /** Thumbnail edge in pixels (default 128). */
+  thumbnailSize?: number;
+  /** Frame index drawn for the preview and thumbnail (default 0: eyes open, at rest). */
+  stillFrame?: number;
+  /** H.264 settings of the idle video. */
+  encoder?: VideoEncoderSettings;
+  /** ffmpeg location: resolved binaries, or options for `resolveMediaBinaries` (default: found automatically). */
+  binaries?: EncoderBinaries;
+}
+
+/**
+ * Renders an avatar's catalogue assets with the canvas renderer: an idle-loop mp4 (blinks, breath,
+ * head motion, closed mouth, opaque backdrop) and transparent PNG preview (full size) and thumbnail.
+ */
+export class CanvasAvatarAssetRenderer implements AvatarAssetRenderer {
+  private binaries?: Promise<MediaBinaries>;
+
+  constructor(private readonly options: CanvasAvatarAssetRendererOptions = {}) {}
+
+  async renderIdleVideo(avatar: AvatarDefinition, outputPath: string, signal?: AbortSignal): Promise<void> {
+    const renderer = new FrameRenderer(avatar);
+    const count = Math.max(1, Math.round((this.options.idleSeconds ?? 4) * avatar.fps));
+    function* frames(): Generator<Buffer> {
+      for (let i = 0; i < count; i++) yield renderer.render(i, RESTING_MOUTH);
+    }
+    await encodeVideo(
+      frames(),
+      { ...this.options.encoder, width: avatar.width, height: avatar.height, fps: avatar.fps, outputPath, signal },
+      await (this.binaries ??= resolveEncoderBinaries(this.options.binaries)),
+    );
+  }
+
+  async renderPreview(avatar: AvatarDefinition, outputPath: string): Promise<void> {
+    await writePng(this.still(avatar), outputPath);
+  }
+
+  async renderThumbnail(avatar: AvatarDefinition, outputPath: string): Promise<void> {
+    await writePng(this.still(avatar), outputPath, this.options.thumbnailSize ?? 128);
+  }
+
+  private still(avatar: AvatarDefinition): FrameRenderer['canvas'] {
+    const renderer = new FrameRenderer(avatar, { transparent: true });
+    renderer.draw(this.options.stillFrame ?? 0, RESTING_MOUTH);
+    return renderer.canvas;
+  }
+}
