@@ -40,6 +40,6 @@ export function faceLayout(look: AvatarLook): FaceLayout {
     eyeDx: rx * 0.4 * look.eyes.spacing,
     noseY: cy + ry * 0.36,
     mouthY: cy + ry * 0.6,
-    shoulderY: 402,
+    shoulderY: 396,
   };
 }
