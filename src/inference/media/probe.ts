@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { MediaBinaries } from './binaries.js';
 import { classifyContainer, type MediaContainer } from './container.js';
-import { MediaProbeError } from './errors.js';
+import { MediaProbeError, MediaProcessError } from './errors.js';
 import { spawnMedia, untrustedFileInput } from './process.js';
 
 /** The first audio stream of a probed file. */
@@ -76,7 +76,8 @@ type FfprobeStream = NonNullable<z.infer<typeof ffprobeOutput>['streams']>[numbe
  * Probes a local file with ffprobe (restricted to safe demuxers and the `file` protocol) and decides its
  * container from the content, not the extension.
  *
- * @throws {MediaProbeError} when ffprobe cannot read the file or it has neither audio nor video.
+ * @throws {MediaProbeError} when ffprobe cannot read the file, times out on it, or finds neither audio nor video.
+ * @throws {MediaProcessError} when ffprobe cannot be started or `signal` aborts it.
  */
 export async function probeMedia(path: string, binaries: MediaBinaries, options: ProbeOptions = {}): Promise<MediaProbe> {
   const args = ['-v', 'error', '-hide_banner', '-print_format', 'json', '-show_format', '-show_streams'];
@@ -94,6 +95,8 @@ export async function probeMedia(path: string, binaries: MediaBinaries, options:
   try {
     await proc.exited;
   } catch (error) {
+    // ffprobe could not be started, or the caller aborted: not the file's fault.
+    if (error instanceof MediaProcessError && error.cause !== undefined) throw error;
     throw new MediaProbeError(`not a readable media file (${(error as Error).message})`, { cause: error });
   }
   return interpret(parse(stdout));
