@@ -1,0 +1,146 @@
+import assert from 'node:assert/strict';
+import { createReadStream } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { InputError } from '../../src/core/input/errors.js';
+import { InputResolver, type ResolveOptions } from '../../src/core/input/resolve-input.js';
+import type { MediaBinaries } from '../../src/inference/media/index.js';
+import { startServer, type TestServer } from './helpers/http-server.js';
+import { makeMediaFixtures, type FixtureName, type MediaFixtures } from './helpers/media-fixtures.js';
+import { TrackingBlobStore } from './helpers/tracking-blob-store.js';
+
+const BINARIES: MediaBinaries = {
+  ffmpegPath: '/usr/bin/ffmpeg',
+  ffprobePath: '/usr/bin/ffprobe',
+  source: { ffmpeg: 'system', ffprobe: 'system' },
+};
+const SEPARATION: ResolveOptions = { kind: 'audio', maxBytes: 1_000_000, allowedContainers: ['mp3', 'wav', 'mp4', 'mov'] };
+const AVATAR_AUDIO: ResolveOptions = { kind: 'audio', maxBytes: 1_000_000, maxDurationSec: 10 };
+const IMAGE: ResolveOptions = { kind: 'image', maxBytes: 1_000_000 };
+
+let fx: MediaFixtures;
+let server: TestServer;
+let blobs: TrackingBlobStore;
+let resolver: InputResolver;
+
+before(async () => {
+  fx = await makeMediaFixtures();
+  server = await startServer((req, res) => {
+    if (req.url === '/junk') return res.end('this is text, not media '.repeat(40));
+    const name = decodeURIComponent((req.url ?? '').replace(/^\/f\//, '')) as FixtureName;
+    createReadStream(fx.path(name))
+      .on('error', () => res.writeHead(404).end())
+      .pipe(res);
+  });
+  blobs = await TrackingBlobStore.create();
+  resolver = new InputResolver({ blobs, binaries: BINARIES, allowPrivateAddresses: true });
+});
+after(async () => {
+  await server.close();
+  await blobs.cleanup();
+  await fx.cleanup();
+});
+
+const url = (name: FixtureName): string => `${server.origin}/f/${name}`;
+
+/** Asserts an InputError with `code`, and that the download it made is gone again. */
+async function rejectsAndCleansUp(promise: Promise<unknown>, code: string): Promise<void> {
+  const before = blobs.created.length;
+  await assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof InputError, String(error));
+    assert.equal(error.code, code, error.message);
+    assert.equal(error.httpStatus, 400);
+    return true;
+  });
+  const made = blobs.created.slice(before);
+  assert.deepEqual(await Promise.all(made.map((id) => blobs.stat(id))), made.map(() => undefined), 'download deleted');
+}
+
+async function upload(name: FixtureName, owner: string, expiresAt?: string): Promise<string> {
+  const meta = { owner, contentType: 'application/octet-stream', ...(expiresAt ? { expiresAt } : {}) };
+  return (await blobs.put(createReadStream(fx.path(name)), meta)).id;
+}
+
+describe('InputResolver: remote URLs', () => {
+  for (const name of ['tone.mp3', 'tone.wav', 'clip.mp4', 'clip.mov'] as const) {
+    it(`accepts ${name} for separation`, async () => {
+      const resolved = await resolver.resolve(url(name), 'owner-a', SEPARATION);
+      assert.equal(resolved.scratch, true);
+      assert.equal(resolved.probe.container, name.split('.')[1]);
+      assert.equal((await blobs.stat(resolved.blob.id))?.meta.owner, 'owner-a');
+    });
+  }
+
+  it('refuses containers separation does not take (ogg, flac)', async () => {
+    await rejectsAndCleansUp(resolver.resolve(url('tone.ogg'), 'owner-a', SEPARATION), 'unsupported_format');
+    await rejectsAndCleansUp(resolver.resolve(url('tone.flac'), 'owner-a', SEPARATION), 'unsupported_format');
+  });
+
+  it('refuses audio over the duration limit', async () => {
+    await rejectsAndCleansUp(resolver.resolve(url('long.wav'), 'owner-a', AVATAR_AUDIO), 'too_long');
+    const ok = await resolver.resolve(url('tone.wav'), 'owner-a', AVATAR_AUDIO);
+    assert.ok(ok.probe.durationSec <= 10);
+  });
+
+  it('refuses an image or a silent video as audio', async () => {
+    await rejectsAndCleansUp(resolver.resolve(url('frame.png'), 'owner-a', SEPARATION), 'not_audio');
+    await rejectsAndCleansUp(resolver.resolve(url('silent-video.mp4'), 'owner-a', AVATAR_AUDIO), 'not_audio');
+  });
+
+  it('refuses a file that is not media at all, and a missing one', async () => {
+    await rejectsAndCleansUp(resolver.resolve(`${server.origin}/junk`, 'owner-a', SEPARATION), 'not_audio');
+    await rejectsAndCleansUp(resolver.resolve(`${server.origin}/junk`, 'owner-a', IMAGE), 'not_image');
+    await rejectsAndCleansUp(resolver.resolve(`${server.origin}/f/nothing-here`, 'owner-a', SEPARATION), 'unreachable');
+  });
+
+  it('accepts a png as an image and refuses audio or video as one', async () => {
+    const image = await resolver.resolve(url('frame.png'), 'owner-a', IMAGE);
+    assert.equal(image.probe.video?.codec, 'png');
+    await rejectsAndCleansUp(resolver.resolve(url('tone.wav'), 'owner-a', IMAGE), 'not_image');
+    await rejectsAndCleansUp(resolver.resolve(url('clip.mp4'), 'owner-a', IMAGE), 'not_image');
+  });
+
+  it('refuses private addresses unless allowed', async () => {
+    const strict = new InputResolver({ blobs, binaries: BINARIES });
+    await rejectsAndCleansUp(strict.resolve(url('tone.wav'), 'owner-a', SEPARATION), 'forbidden_address');
+  });
+
+  it('maps a download over maxBytes to too_large (413)', async () => {
+    await assert.rejects(resolver.resolve(url('tone.wav'), 'owner-a', { ...SEPARATION, maxBytes: 1000 }), {
+      code: 'too_large',
+      httpStatus: 413,
+    });
+  });
+});
+
+describe('InputResolver: uploads', () => {
+  it('resolves its own upload locally, by link or upload://, without downloading', async () => {
+    const id = await upload('tone.mp3', 'owner-a');
+    const hits = server.hits.length;
+    for (const link of [`https://va.example.com/api/v1/uploads/${id}`, `upload://${id}`]) {
+      const resolved = await resolver.resolve(link, 'owner-a', SEPARATION);
+      assert.deepEqual({ id: resolved.blob.id, scratch: resolved.scratch }, { id, scratch: false });
+      assert.equal(resolved.probe.container, 'mp3');
+    }
+    assert.equal(server.hits.length, hits);
+  });
+
+  it("answers not_found for another key's upload, an unknown id and an expired upload", async () => {
+    const id = await upload('tone.mp3', 'owner-a');
+    const expired = await upload('tone.mp3', 'owner-a', new Date(Date.now() - 1000).toISOString());
+    for (const [link, owner] of [
+      [`https://va.example.com/v1/uploads/${id}`, 'owner-b'],
+      ['https://va.example.com/v1/uploads/doesNotExist123', 'owner-a'],
+      ['https://va.example.com/v1/uploads/..%2F..%2Fetc', 'owner-a'],
+      [`upload://${expired}`, 'owner-a'],
+    ] as const) {
+      await assert.rejects(resolver.resolve(link, owner, SEPARATION), { code: 'not_found' });
+    }
+    assert.ok(await blobs.stat(id), "the upload is untouched");
+  });
+
+  it('never deletes an upload that fails the checks', async () => {
+    const id = await upload('frame.png', 'owner-a');
+    await assert.rejects(resolver.resolve(`upload://${id}`, 'owner-a', SEPARATION), { code: 'not_audio' });
+    assert.ok(await blobs.stat(id), 'the upload is still there');
+  });
+});
