@@ -119,6 +119,8 @@ async function store(response: IncomingMessage, blobs: BlobStore, options: SafeF
   }
   const contentType = options.meta.contentType ?? cleanMediaType(response.headers['content-type']);
   const meta: BlobMeta = { ...options.meta, contentType };
+  // A reset before the store attaches its listeners must not crash the process; put still sees `errored`.
+  response.on('error', () => undefined);
   try {
     return await blobs.put(response, meta, { maxBytes: options.maxBytes });
   } catch (error) {

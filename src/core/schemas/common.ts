@@ -26,15 +26,19 @@ const positiveInt = (name: string, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(1, `${name} must be at least 1`).max(max, `${name} must be at most ${max}`));
 
-/** Query of every list endpoint: `page`, `perPage` and (for jobs) `status`. */
-export function listQuerySchema(limits: PagingLimits, withStatus: boolean) {
+/** Query of the avatar list: `page` and `perPage` (strings in the URL, whole numbers after parsing). */
+export function pagingQuerySchema(limits: PagingLimits) {
   return z
     .object({
       page: positiveInt('page', 1_000_000).default(1),
       perPage: positiveInt('perPage', limits.maxPerPage).default(limits.defaultPerPage),
-      ...(withStatus ? { status: jobStatusSchema.optional() } : {}),
     })
     .strict();
+}
+
+/** Query of the job lists: paging plus an optional `status` filter. */
+export function jobListQuerySchema(limits: PagingLimits) {
+  return pagingQuerySchema(limits).extend({ status: jobStatusSchema.optional() }).strict();
 }
 
 /** The paginated envelope of every list endpoint (SPEC §2.5). */

@@ -1,0 +1,20 @@
+import type { VirtualAnchorOptions } from '../src/index.js';
+import { randomBytes } from 'node:crypto';
+
+/** The example servers' operator contract: options from environment variables (see README). */
+export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): { options: VirtualAnchorOptions; port: number; devKey?: string } {
+  const keys = (env.VIRTUAL_ANCHOR_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const devKey = keys.length === 0 ? `dev-${randomBytes(12).toString('hex')}` : undefined;
+  return {
+    port: Number(env.PORT ?? 3000),
+    devKey,
+    options: {
+      apiKeys: devKey ? [devKey] : keys,
+      dataDir: env.VIRTUAL_ANCHOR_DATA_DIR ?? './.virtual-anchor',
+      publicUrl: env.VIRTUAL_ANCHOR_PUBLIC_URL || undefined,
+      allowPrivateUrls: env.VIRTUAL_ANCHOR_ALLOW_PRIVATE_URLS === '1',
+      redis: env.REDIS_URL || undefined,
+      logger: console,
+    },
+  };
+}

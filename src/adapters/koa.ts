@@ -1,0 +1,41 @@
+import type { Context, Middleware, Next } from 'koa';
+import type { VirtualAnchor } from '../core/create-virtual-anchor.js';
+import type { VirtualAnchorOptions } from '../core/options.js';
+import type { CoreRequest } from '../core/http/types.js';
+import { toInstance } from './instance.js';
+
+/** Koa middleware with the instance behind it (`.instance.close()` on shutdown). */
+export type VirtualAnchorKoaMiddleware = Middleware & { instance: VirtualAnchor };
+
+/**
+ * Koa middleware serving the whole API: `app.use(virtualAnchorKoa({ apiKeys: ['k1'] }))`.
+ * Works with Koa 2 and 3, with or without a body parser before it, and under koa-mount.
+ */
+export function virtualAnchorKoa(options: VirtualAnchorOptions | VirtualAnchor): VirtualAnchorKoaMiddleware {
+  const instance = toInstance(options);
+  const middleware = async (ctx: Context, next: Next): Promise<void> => {
+    const request: CoreRequest = {
+      method: ctx.method,
+      path: ctx.path,
+      query: new URLSearchParams(ctx.querystring),
+      headers: ctx.req.headers,
+      origin: ctx.origin,
+      mountPath: (ctx as Context & { mountPath?: string }).mountPath ?? '',
+      bodyStream: ctx.req,
+      parsedBody: ctx.req.readableEnded ? (ctx.request as { body?: unknown }).body : undefined,
+    };
+    const response = await instance.handle(request);
+    if (!response) return next();
+    ctx.status = response.status;
+    ctx.set(response.headers);
+    if (response.kind === 'json') ctx.body = JSON.stringify(response.body);
+    else if (response.kind === 'stream') ctx.body = response.body;
+    else {
+      // No body (HEAD): write directly, since Koa turns an empty body into 204 or a zero length.
+      ctx.respond = false;
+      ctx.res.writeHead(response.status, response.headers);
+      ctx.res.end();
+    }
+  };
+  return Object.assign(middleware, { instance });
+}

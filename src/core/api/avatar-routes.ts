@@ -1,0 +1,55 @@
+import type { Route } from '../http/router.js';
+import { json } from '../http/types.js';
+import { validate } from '../http/validate.js';
+import { ApiError } from '../errors.js';
+import { pagingQuerySchema } from '../schemas/common.js';
+import type { AvatarEntry } from '../avatars/avatar-catalogue.js';
+import type { LinkBuilder } from '../links.js';
+import type { AvatarListItemView, AvatarView } from '../schemas/avatar.js';
+import { type ApiDeps, envelope } from './deps.js';
+
+function avatarView(entry: AvatarEntry, links: LinkBuilder): AvatarView {
+  return {
+    uid: entry.uid,
+    name: entry.name,
+    path: links.to(entry.assets.video, `${entry.definition.id}.mp4`),
+    previewImagePath: links.to(entry.assets.preview, `${entry.definition.id}-preview.png`),
+    thumbnailPath: links.to(entry.assets.thumbnail, `${entry.definition.id}-thumbnail.png`),
+    createdAt: entry.createdAt,
+    updatedAt: entry.updatedAt,
+  };
+}
+
+/** GET /v2/avatar and GET /v2/avatar/:uid. */
+export function avatarRoutes(deps: ApiDeps): Route[] {
+  const query = pagingQuerySchema(deps.paging);
+  return [
+    {
+      method: 'GET',
+      pattern: '/v2/avatar',
+      access: 'key',
+      family: 'v2',
+      async handle({ request, baseUrl }) {
+        const { page, perPage } = validate(query, Object.fromEntries(request.query), 'query');
+        const { total, items } = deps.catalogue.list(page, perPage);
+        const links = deps.links(baseUrl);
+        const data: AvatarListItemView[] = items.map((e) => ({
+          ...avatarView(e, links),
+          thumbnailGenerationStatus: e.thumbnailGenerationStatus,
+        }));
+        return json(200, envelope(page, perPage, total, data));
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/v2/avatar/:uid',
+      access: 'key',
+      family: 'v2',
+      async handle({ params, baseUrl }) {
+        const entry = deps.catalogue.get(params.uid!);
+        if (!entry) throw ApiError.notFound('avatar');
+        return json(200, avatarView(entry, deps.links(baseUrl)));
+      },
+    },
+  ];
+}

@@ -1,0 +1,33 @@
+import type { Readable } from 'node:stream';
+import type { BlobRef } from '../job.js';
+import type { JobService } from '../jobs/job-service.js';
+import type { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import type { BlobLinkSigner, LinkBuilder } from '../links.js';
+import type { HeaderMap } from '../http/types.js';
+import type { PagingLimits } from '../schemas/common.js';
+
+/** Receives a multipart upload into the blob store; throws an `ApiError` on bad input. */
+export interface UploadPort {
+  receive(body: Readable, headers: HeaderMap, owner: string): Promise<{ blob: BlobRef; fileName: string; createdAt: string; expiresAt: string }>;
+}
+
+/** What the route handlers use. Built once per middleware instance. */
+export interface ApiDeps {
+  jobs: JobService;
+  catalogue: AvatarCatalogue;
+  blobs: BlobStore;
+  signer: BlobLinkSigner;
+  uploads: UploadPort;
+  paging: PagingLimits;
+  maxJsonBytes: number;
+  /** Link builder for a request's base URL. */
+  links(baseUrl: string): LinkBuilder;
+  /** The OpenAPI document. */
+  openapi(): object;
+}
+
+/** The paginated envelope (SPEC §2.5). */
+export function envelope<T>(page: number, perPage: number, total: number, data: T[]) {
+  return { page, perPage, total, nextPage: page * perPage < total ? page + 1 : null, data };
+}

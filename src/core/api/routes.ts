@@ -1,0 +1,20 @@
+import type { Route } from '../http/router.js';
+import type { ApiDeps } from './deps.js';
+import { avatarRoutes } from './avatar-routes.js';
+import { avatarVideoRoutes } from './avatar-video-routes.js';
+import { separationRoutes } from './separation-routes.js';
+import { uploadRoutes } from './upload-routes.js';
+import { fileRoutes } from './file-routes.js';
+import { openapiRoutes } from './openapi-routes.js';
+
+/** The one route table of the service, mounted by both adapters. */
+export function buildRoutes(deps: ApiDeps): Route[] {
+  return [
+    ...avatarRoutes(deps),
+    ...avatarVideoRoutes(deps),
+    ...separationRoutes(deps),
+    ...uploadRoutes(deps),
+    ...fileRoutes(deps),
+    ...openapiRoutes(deps),
+  ];
+}

@@ -1,0 +1,53 @@
+import type { Route } from '../http/router.js';
+import { json } from '../http/types.js';
+import { ApiError } from '../errors.js';
+import type { UploadView } from '../schemas/upload.js';
+import type { ApiDeps } from './deps.js';
+
+/** Path of an upload's private URL; the input resolver recognises it. */
+export const UPLOAD_PATH = '/v1/uploads';
+
+/** POST /v1/uploads (multipart, one part `file`) and GET /v1/uploads/:id (the upload's metadata, same key only). */
+export function uploadRoutes(deps: ApiDeps): Route[] {
+  return [
+    {
+      method: 'POST',
+      pattern: UPLOAD_PATH,
+      access: 'key',
+      family: 'v1',
+      async handle({ request, owner, baseUrl }) {
+        const upload = await deps.uploads.receive(request.bodyStream, request.headers, owner);
+        const view: UploadView = {
+          url: `${baseUrl}${UPLOAD_PATH}/${upload.blob.id}`,
+          uid: upload.blob.id,
+          fileName: upload.fileName,
+          contentType: upload.blob.contentType,
+          size: upload.blob.size,
+          createdAt: upload.createdAt,
+          expiresAt: upload.expiresAt,
+        };
+        return json(201, view);
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${UPLOAD_PATH}/:id`,
+      access: 'key',
+      family: 'v1',
+      async handle({ params, owner, baseUrl }) {
+        const info = await deps.blobs.stat(params.id!);
+        if (!info || info.meta.owner !== owner || !info.meta.fileName) throw ApiError.notFound('upload');
+        const view: UploadView = {
+          url: `${baseUrl}${UPLOAD_PATH}/${info.id}`,
+          uid: info.id,
+          fileName: info.meta.fileName,
+          contentType: info.contentType,
+          size: info.size,
+          createdAt: info.createdAt,
+          expiresAt: info.meta.expiresAt ?? info.createdAt,
+        };
+        return json(200, view);
+      },
+    },
+  ];
+}

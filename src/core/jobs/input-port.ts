@@ -1,0 +1,28 @@
+import type { BlobRef } from '../job.js';
+
+/** A request to turn a submitted URL into a local, probed file. */
+export interface InputRequest {
+  url: string;
+  owner: string;
+  kind: 'audio' | 'image';
+  /** Request field the URL came from, for error details (e.g. `audioUrl`). */
+  field: string;
+  /** Containers accepted (decided by probing), e.g. `['mp3','wav','mp4','mov']`; any when absent. */
+  allowedContainers?: string[];
+  /** Longest accepted duration in seconds. */
+  maxDurationSec?: number;
+}
+
+/** A resolved input. */
+export interface ResolvedInput {
+  blob: BlobRef;
+  /** Duration in seconds (0 for images). */
+  durationSec: number;
+  /** True when the service created the blob (a download); false for the caller's own upload. */
+  scratch: boolean;
+}
+
+/** Resolves submitted URLs; throws an `ApiError` (400, or 413 when too large) for bad input. */
+export interface InputPort {
+  resolve(request: InputRequest): Promise<ResolvedInput>;
+}

@@ -1,0 +1,39 @@
+import { cpus } from 'node:os';
+import { makeKeyListAuthenticator, type AuthenticateFn } from './auth.js';
+import { OptionsError, optionsSchema, type ResolvedOptions, type VirtualAnchorOptions } from './options.js';
+
+/** Validates options and applies defaults; throws {@link OptionsError} listing every problem. */
+export function resolveOptions(input: VirtualAnchorOptions): { resolved: ResolvedOptions; raw: VirtualAnchorOptions } {
+  const parsed = optionsSchema.safeParse(input ?? {});
+  if (!parsed.success) {
+    throw new OptionsError(parsed.error.issues.map((i) => `${i.path.join('.') || '(options)'}: ${i.message}`));
+  }
+  const o = parsed.data;
+  const byList = o.apiKeys?.length ? makeKeyListAuthenticator(o.apiKeys) : undefined;
+  const custom = input.authenticate;
+  const authenticate: AuthenticateFn =
+    byList && custom ? async (key) => byList(key) || (await custom(key)) : (byList ?? (custom as AuthenticateFn));
+  const resolved: ResolvedOptions = {
+    basePath: o.basePath,
+    dataDir: o.dataDir,
+    redisNamespace: o.redisNamespace,
+    allowPrivateUrls: o.allowPrivateUrls,
+    dangerousFlagDelayMs: o.dangerousFlagDelayMs,
+    authenticate,
+    publicUrl: o.publicUrl?.replace(/\/+$/, ''),
+    redis: o.redis,
+    signingSecret: o.signingSecret,
+    ffmpegPath: o.ffmpegPath,
+    ffprobePath: o.ffprobePath,
+    concurrency: {
+      jobsPerKey: o.concurrency.jobsPerKey,
+      engines: o.concurrency.engines ?? Math.max(1, cpus().length),
+      v1RequestsPerKey: o.concurrency.v1RequestsPerKey,
+      v2RequestsPerKey: o.concurrency.v2RequestsPerKey ?? Number.POSITIVE_INFINITY,
+      maxQueuedRequestsPerKey: o.concurrency.maxQueuedRequestsPerKey,
+    },
+    limits: o.limits,
+    retention: o.retention,
+  };
+  return { resolved, raw: input };
+}

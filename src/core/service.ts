@@ -1,0 +1,80 @@
+import { ApiError } from './errors.js';
+import type { AuthenticateFn } from './auth.js';
+import { authenticateRequest } from './auth.js';
+import { Router, type Route } from './http/router.js';
+import { json, type CoreRequest, type CoreResponse } from './http/types.js';
+import { KeyedQueues } from './jobs/keyed-queues.js';
+import type { Logger } from './logger.js';
+
+/** Settings of the HTTP front of the core. */
+export interface HttpSettings {
+  basePath: string;
+  publicUrl?: string;
+  authenticate: AuthenticateFn;
+  /** Requests of one key in flight at once, per API family. */
+  requestsPerKey: { v1: number; v2: number };
+  maxQueuedRequestsPerKey: number;
+}
+
+/**
+ * The framework-neutral request pipeline: route match → auth (403) → per-key request limit (429) →
+ * handler → JSON error mapping. Adapters call {@link HttpCore.handle} and copy the result out.
+ */
+export class HttpCore {
+  private readonly router: Router;
+  private readonly limits: Record<'v1' | 'v2', KeyedQueues>;
+
+  constructor(
+    routes: readonly Route[],
+    private readonly settings: HttpSettings,
+    private readonly logger: Logger,
+    private readonly ready: () => Promise<void>,
+  ) {
+    this.router = new Router(routes);
+    this.limits = {
+      v1: new KeyedQueues(settings.requestsPerKey.v1),
+      v2: new KeyedQueues(settings.requestsPerKey.v2),
+    };
+  }
+
+  /** Handles a request, or returns `undefined` when the path is not one of this middleware's. */
+  async handle(request: CoreRequest): Promise<CoreResponse | undefined> {
+    const path = this.stripBasePath(request.path);
+    if (path === undefined) return undefined;
+    const match = this.router.match(request.method.toUpperCase(), path);
+    if (match.kind === 'none') return undefined;
+    if (match.kind === 'method_not_allowed') {
+      const allowed = [...new Set(match.allowed)].join(', ');
+      return errorResponse(new ApiError(405, 'method_not_allowed', `use ${allowed} on this path`, undefined, { allow: allowed }));
+    }
+    try {
+      await this.ready();
+      const { route, params } = match;
+      const owner = route.access === 'key' ? await authenticateRequest(request.headers, this.settings.authenticate) : '';
+      const baseUrl = this.settings.publicUrl ?? `${request.origin}${request.mountPath}${this.settings.basePath}`;
+      const run = () => route.handle({ request, params, owner, baseUrl });
+      if (route.family === 'none' || !owner) return await run();
+      const queue = this.limits[route.family];
+      const key = owner;
+      if (queue.running(key) + queue.waiting(key) >= this.settings.requestsPerKey[route.family] + this.settings.maxQueuedRequestsPerKey) {
+        throw new ApiError(429, 'too_many_requests', 'too many requests of this key are waiting; retry later', undefined, { 'retry-after': '1' });
+      }
+      return await queue.run(key, run);
+    } catch (error) {
+      if (error instanceof ApiError) return errorResponse(error);
+      this.logger.error('request failed', { method: request.method, path: request.path, error: String((error as Error)?.stack ?? error) });
+      return errorResponse(new ApiError(500, 'internal_error', 'the service failed to handle this request'));
+    }
+  }
+
+  private stripBasePath(path: string): string | undefined {
+    const base = this.settings.basePath;
+    if (!base) return path;
+    if (path === base) return '/';
+    return path.startsWith(`${base}/`) ? path.slice(base.length) : undefined;
+  }
+}
+
+function errorResponse(error: ApiError): CoreResponse {
+  return json(error.status, error.toBody(), error.headers);
+}

@@ -1,0 +1,136 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { ResolvedOptions, VirtualAnchorOptions } from '../options.js';
+import type { Logger } from '../logger.js';
+import { TOKENS } from '../tokens.js';
+import type { JobStore } from '../../storage/job-store.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { createJobStore } from '../../storage/create-job-store.js';
+import { FsBlobStore } from '../../storage/fs-blob-store.js';
+import { UrlSigner, loadOrCreateSecret } from '../../storage/url-signer.js';
+import { resolveMediaBinaries, type MediaBinaries } from '../../inference/media/index.js';
+import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../../inference/engines.js';
+import type { AvatarDefinition, AvatarDefinitionInput } from '../../inference/avatar/definition.js';
+import { loadAvatarDefinitions } from '../../inference/avatar/catalogue-definitions.js';
+import { InputResolver } from '../input/resolve-input.js';
+import { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
+import { JobRunner } from '../jobs/job-runner.js';
+import { Scheduler } from '../jobs/scheduler.js';
+import { DangerousFlagTimers } from '../jobs/dangerous-flag.js';
+import { JobService } from '../jobs/job-service.js';
+import { Recovery } from '../maintenance/recovery.js';
+import { Sweeper } from '../maintenance/sweeper.js';
+import { MultipartUploadPort, ResolverInputPort } from './input-port-adapter.js';
+import { builtInEngines } from './built-in-engines.js';
+
+/** The running parts of one instance. */
+export interface Services {
+  jobs: JobService;
+  catalogue: AvatarCatalogue;
+  blobs: BlobStore;
+  signer: UrlSigner;
+  uploads: MultipartUploadPort;
+  start(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the object graph of one instance. Every backend is registered in the instance's tsyringe
+ * child container under {@link TOKENS}; a value the operator registered there first, or passed in
+ * `options.backends`, wins over the built-in default.
+ */
+export async function buildServices(
+  container: DependencyContainer,
+  options: ResolvedOptions,
+  raw: VirtualAnchorOptions,
+  dataDir: string,
+  logger: Logger,
+): Promise<Services> {
+  const provide = async <T>(token: symbol, given: T | undefined, make: () => T | Promise<T>): Promise<T> => {
+    if (!container.isRegistered(token, false)) {
+      const value = given ?? (await make());
+      // tsyringe cannot hold `undefined`: an engine the package does not have stays unregistered.
+      if (value === undefined) return value;
+      container.register<T>(token, { useValue: value });
+    }
+    return container.resolve<T>(token);
+  };
+  const backends = raw.backends ?? {};
+
+  const jobStore = await provide<JobStore>(TOKENS.JobStore, backends.jobStore, () =>
+    createJobStore({ redisUrl: options.redis, namespace: options.redisNamespace }),
+  );
+  const blobs = await provide<BlobStore>(TOKENS.BlobStore, backends.blobStore, () => new FsBlobStore(dataDir));
+  const secret = options.signingSecret ? Buffer.from(options.signingSecret) : await loadOrCreateSecret(dataDir);
+  const signer = await provide(TOKENS.UrlSigner, undefined, () => new UrlSigner(secret));
+  const binaries = await provide<MediaBinaries>(TOKENS.MediaBinaries, undefined, () =>
+    resolveMediaBinaries({ ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath }),
+  );
+  const builtIn = builtInEngines(binaries);
+  const optional = async <T>(token: symbol, given: T | false | undefined, make: () => T | undefined) =>
+    given === false ? undefined : provide<T | undefined>(token, given, make);
+  const lipSync = await optional<LipSyncEngine>(TOKENS.LipSyncEngine, backends.lipSync, builtIn.lipSync);
+  const separation = await optional<SeparationEngine>(TOKENS.SeparationEngine, backends.separation, builtIn.separation);
+  const avatarRenderer = await optional<AvatarAssetRenderer>(TOKENS.AvatarRenderer, backends.avatarRenderer, builtIn.avatarRenderer);
+  const definitions = await provide<AvatarDefinition[]>(TOKENS.AvatarDefinitions, undefined, () =>
+    loadAvatarDefinitions({
+      builtIn: raw.avatars?.builtIn ?? true,
+      directory: raw.avatars?.directory,
+      definitions: (raw.avatars?.definitions ?? []) as AvatarDefinitionInput[],
+    }),
+  );
+  logger.info('engines', { lipSync: !!lipSync, separation: !!separation, ffmpeg: binaries.ffmpegPath });
+
+  const catalogue = new AvatarCatalogue(definitions, blobs, avatarRenderer, logger);
+  const runner = new JobRunner(
+    jobStore,
+    blobs,
+    { blobs, lipSync, separation, avatarDefinition: (uid) => catalogue.definition(uid) },
+    options.retention.resultsMs,
+    logger,
+  );
+  const scheduler = new Scheduler(
+    { jobsPerKey: options.concurrency.jobsPerKey, engines: options.concurrency.engines },
+    (uid) => runner.run(uid),
+  );
+  const dangerous = new DangerousFlagTimers(jobStore, runner, options.dangerousFlagDelayMs);
+  const resolver = new InputResolver({
+    blobs,
+    binaries,
+    allowPrivateAddresses: options.allowPrivateUrls,
+    fetchTimeoutMs: options.limits.downloadTimeoutMs,
+    downloadRetentionMs: options.retention.resultsMs,
+  });
+  const jobs = new JobService(
+    jobStore,
+    blobs,
+    new ResolverInputPort(resolver, options.limits.maxDownloadBytes),
+    scheduler,
+    dangerous,
+    (uid) => catalogue.get(uid) !== undefined,
+    { maxAvatarAudioSec: options.limits.maxAvatarAudioSec, maxSeparationSec: options.limits.maxSeparationSec },
+  );
+  const recovery = new Recovery(jobStore, scheduler, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
+  const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger);
+  const uploads = new MultipartUploadPort(blobs, options.limits.maxUploadBytes, options.retention.uploadsMs);
+
+  return {
+    jobs,
+    catalogue,
+    blobs,
+    signer,
+    uploads,
+    start() {
+      sweeper.start();
+      void catalogue.start();
+    },
+    async close() {
+      dangerous.close();
+      await sweeper.close();
+      await catalogue.close();
+      const closing = scheduler.close();
+      await runner.abortAll('the service is shutting down');
+      await closing;
+      if (!backends.jobStore) await jobStore.close();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import type { Readable } from 'node:stream';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { ApiError } from '../errors.js';
+import type { HeaderMap } from '../http/types.js';
+import type { UploadPort } from '../api/deps.js';
+import type { InputPort, InputRequest, ResolvedInput } from '../jobs/input-port.js';
+import { ClientInputError } from '../input/errors.js';
+import type { InputResolver } from '../input/resolve-input.js';
+import { receiveUpload } from '../input/multipart.js';
+
+/** Maps input problems to the HTTP errors of the API (400, or 413 when too large), naming the field. */
+function toApiError(error: unknown, field?: string): unknown {
+  if (!(error instanceof ClientInputError)) return error;
+  const details = field ? [{ field: `body.${field}`, message: error.message }] : undefined;
+  return new ApiError(error.httpStatus, error.code, error.message, details);
+}
+
+/** {@link InputPort} on top of the {@link InputResolver}. */
+export class ResolverInputPort implements InputPort {
+  constructor(
+    private readonly resolver: InputResolver,
+    private readonly maxBytes: number,
+  ) {}
+
+  async resolve(request: InputRequest): Promise<ResolvedInput> {
+    try {
+      const media = await this.resolver.resolve(request.url, request.owner, {
+        kind: request.kind,
+        maxBytes: this.maxBytes,
+        allowedContainers: request.allowedContainers,
+        maxDurationSec: request.maxDurationSec,
+      });
+      return { blob: media.blob, durationSec: request.kind === 'audio' ? media.probe.durationSec : 0, scratch: media.scratch };
+    } catch (error) {
+      throw toApiError(error, request.field);
+    }
+  }
+}
+
+/** {@link UploadPort} on top of {@link receiveUpload}. */
+export class MultipartUploadPort implements UploadPort {
+  constructor(
+    private readonly blobs: BlobStore,
+    private readonly maxBytes: number,
+    private readonly retentionMs: number,
+  ) {}
+
+  async receive(body: Readable, headers: HeaderMap, owner: string) {
+    const first = (name: string) => {
+      const value = headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    const createdAt = new Date();
+    try {
+      const upload = await receiveUpload(
+        body,
+        { 'content-type': first('content-type'), 'content-length': first('content-length') },
+        this.blobs,
+        { owner, maxBytes: this.maxBytes, retentionMs: this.retentionMs, now: () => createdAt },
+      );
+      return {
+        blob: upload.blob,
+        fileName: upload.fileName,
+        createdAt: createdAt.toISOString(),
+        expiresAt: new Date(createdAt.getTime() + this.retentionMs).toISOString(),
+      };
+    } catch (error) {
+      throw toApiError(error, 'file');
+    }
+  }
+}

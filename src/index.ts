@@ -1,0 +1,54 @@
+/**
+ * virtual-anchor: Express and Koa middleware serving lip-synced avatar videos (/v2) and
+ * speech/ambience source separation (/v1, beta).
+ *
+ * @packageDocumentation
+ */
+import 'reflect-metadata';
+
+export { virtualAnchor, type VirtualAnchorExpressMiddleware } from './adapters/express.js';
+export { virtualAnchorKoa, type VirtualAnchorKoaMiddleware } from './adapters/koa.js';
+export { createVirtualAnchor, type VirtualAnchor } from './core/create-virtual-anchor.js';
+export { OptionsError, type VirtualAnchorOptions, type ResolvedOptions } from './core/options.js';
+export { TOKENS } from './core/tokens.js';
+export type { AuthenticateFn } from './core/auth.js';
+export type { Logger } from './core/logger.js';
+export type { ErrorBody, FieldIssue } from './core/errors.js';
+export type { CoreRequest, CoreResponse, HeaderMap } from './core/http/types.js';
+export type {
+  Job,
+  JobStatus,
+  JobKind,
+  JobFailure,
+  JobProgress,
+  JobPatch,
+  AvatarVideoJob,
+  SeparationJob,
+  BlobRef,
+  ListQuery,
+  ListResult,
+} from './core/job.js';
+export { JOB_STATUSES } from './core/job.js';
+export type { AvatarVideoView, AvatarVideoCreatedView } from './core/schemas/avatar-video.js';
+export type { SeparationView, SeparationListItemView, SeparationCreatedView } from './core/schemas/separation.js';
+export type { AvatarView, AvatarListItemView } from './core/schemas/avatar.js';
+export type { UploadView } from './core/schemas/upload.js';
+
+export type { JobStore } from './storage/job-store.js';
+export type { BlobStore, BlobMeta, BlobInfo } from './storage/blob-store.js';
+export { BlobTooLargeError } from './storage/blob-store.js';
+export { MemoryJobStore, type MemoryJobStoreOptions } from './storage/memory-job-store.js';
+export { RedisJobStore, type RedisJobStoreOptions } from './storage/redis-job-store.js';
+export { FsBlobStore } from './storage/fs-blob-store.js';
+
+export type {
+  LipSyncEngine,
+  LipSyncInput,
+  SeparationEngine,
+  SeparationInput,
+  SeparationOutput,
+  EngineContext,
+  AvatarAssetRenderer,
+} from './inference/engines.js';
+export type { AvatarDefinition, AvatarDefinitionInput } from './inference/avatar/definition.js';
+export type { MouthShape, MouthTrackAnalyzer } from './inference/lipsync/mouth.js';
