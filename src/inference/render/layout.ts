@@ -23,6 +23,8 @@ export interface FaceLayout {
   noseY: number;
   /** Top of the shoulders. */
   shoulderY: number;
+  /** Half-width of the neck under the chin (it widens a little towards the collar). */
+  neckHalfWidth: number;
 }
 
 /** The layout for `look`. */
@@ -30,7 +32,8 @@ export function faceLayout(look: AvatarLook): FaceLayout {
   const rx = 94 * look.head.width * (look.head.shape === 'round' ? 1.04 : 1);
   const ry = 114 * look.head.height * (look.head.shape === 'round' ? 0.94 : 1);
   const cx = DESIGN_SIZE / 2;
-  const cy = 228;
+  // Shorter heads sit lower, so the chin (and the neck's length) stays about the same.
+  const cy = 228 + (114 - ry) * 0.8;
   return {
     cx,
     cy,
@@ -41,5 +44,6 @@ export function faceLayout(look: AvatarLook): FaceLayout {
     noseY: cy + ry * 0.36,
     mouthY: cy + ry * 0.6,
     shoulderY: 396,
+    neckHalfWidth: rx * 0.38,
   };
 }

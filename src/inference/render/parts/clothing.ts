@@ -4,7 +4,7 @@ import type { Ctx, FaceLayout } from '../layout.js';
 
 /** Half-width of the neck where it meets the clothing. */
 function neckBase(l: FaceLayout): number {
-  return l.rx * 0.36 * 1.35;
+  return l.neckHalfWidth * 1.35;
 }
 
 /** The shoulders and chest outline. */

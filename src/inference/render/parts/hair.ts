@@ -165,13 +165,16 @@ export function drawHairFront(ctx: Ctx, look: AvatarLook, l: FaceLayout): void {
       break;
     case 'long':
       ctx.beginPath();
-      crownArc(ctx, l, 20, l.shoulderY + 40, l.shoulderY + 40);
-      ctx.quadraticCurveTo(cx + rx * 0.95, l.shoulderY + 44, cx + rx * 0.82, l.shoulderY + 30);
+      crownArc(ctx, l, 20, l.shoulderY + 20, l.shoulderY + 20);
+      // Right curtain ends in a soft, slightly curled tip.
+      ctx.bezierCurveTo(cx + rx + 22, l.shoulderY + 42, cx + rx * 0.98, l.shoulderY + 56, cx + rx * 0.86, l.shoulderY + 44);
+      ctx.quadraticCurveTo(cx + rx * 0.8, l.shoulderY + 36, cx + rx * 0.8, l.shoulderY + 20);
       ctx.bezierCurveTo(cx + rx * 0.78, cy + ry * 0.9, cx + rx * 0.95, cy + ry * 0.3, cx + rx * 0.86, cy - ry * 0.1);
       ctx.bezierCurveTo(cx + rx * 0.8, cy - ry * 0.45, cx + rx * 0.3, cy - ry * 0.7, cx - rx * 0.18, cy - ry * 0.78);
       ctx.bezierCurveTo(cx - rx * 0.45, cy - ry * 0.45, cx - rx * 0.8, cy - ry * 0.3, cx - rx * 0.9, cy + ry * 0.05);
-      ctx.bezierCurveTo(cx - rx * 0.98, cy + ry * 0.35, cx - rx * 0.8, cy + ry * 0.9, cx - rx * 0.84, l.shoulderY + 30);
-      ctx.quadraticCurveTo(cx - rx * 0.95, l.shoulderY + 44, cx - rx - 20, l.shoulderY + 40);
+      ctx.bezierCurveTo(cx - rx * 0.98, cy + ry * 0.35, cx - rx * 0.8, cy + ry * 0.9, cx - rx * 0.8, l.shoulderY + 20);
+      ctx.quadraticCurveTo(cx - rx * 0.8, l.shoulderY + 36, cx - rx * 0.86, l.shoulderY + 44);
+      ctx.bezierCurveTo(cx - rx * 0.98, l.shoulderY + 56, cx - rx - 22, l.shoulderY + 42, cx - rx - 20, l.shoulderY + 20);
       ctx.closePath();
       fillHair(ctx, l, c);
       ctx.strokeStyle = withAlpha(c.dark, 0.6);
@@ -180,7 +183,7 @@ export function drawHairFront(ctx: Ctx, look: AvatarLook, l: FaceLayout): void {
       for (const s of [1, -1]) {
         ctx.beginPath();
         ctx.moveTo(cx + s * rx * 1.02, cy - ry * 0.1);
-        ctx.bezierCurveTo(cx + s * rx * 1.12, cy + ry * 0.4, cx + s * rx * 0.95, cy + ry * 0.9, cx + s * rx * 1.05, l.shoulderY + 30);
+        ctx.bezierCurveTo(cx + s * rx * 1.12, cy + ry * 0.4, cx + s * rx * 0.95, cy + ry * 0.9, cx + s * rx * 1.02, l.shoulderY + 36);
         ctx.stroke();
       }
       sheen(ctx, l, c, 10);

@@ -70,7 +70,7 @@ export function drawEars(ctx: Ctx, look: AvatarLook, l: FaceLayout, skinShadow: 
 
 /** The neck from under the chin down to the collar, with the chin's shadow. */
 export function drawNeck(ctx: Ctx, look: AvatarLook, l: FaceLayout, skinShadow: string): void {
-  const w = l.rx * 0.36;
+  const w = l.neckHalfWidth;
   const top = l.cy + l.ry * 0.55;
   const bottom = l.shoulderY + 24;
   ctx.save();
