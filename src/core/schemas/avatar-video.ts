@@ -1,15 +1,13 @@
 import { z } from 'zod';
-import { errorReasonSchema, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
-
-const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+import { errorReasonSchema, fieldError, httpUrlField, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
 
 /** Body of POST /v2/2davatar. Unknown fields are rejected so typos do not pass silently. */
 export const createAvatarVideoBodySchema = z
   .object({
-    audioUrl: httpUrl.meta({ description: 'Speech recording; reachable by the service, or a URL from POST /v1/uploads' }),
-    avatarId: z.string().min(1, 'avatarId is required').meta({ description: 'Avatar uid from GET /v2/avatar' }),
-    backgroundUrl: httpUrl.optional().meta({ description: 'Background image (png, jpeg, webp) scaled to cover the frame' }),
-    dangerousFlag: z.boolean().optional().meta({ description: 'Test aid: the job ends in `error` 10 s after creation' }),
+    audioUrl: httpUrlField('audioUrl').meta({ description: 'Speech recording; reachable by the service, or a URL from POST /v1/uploads' }),
+    avatarId: z.string(fieldError('avatarId', 'avatarId must be a string')).min(1, 'avatarId must not be empty').meta({ description: 'Avatar uid from GET /v2/avatar' }),
+    backgroundUrl: httpUrlField('backgroundUrl').optional().meta({ description: 'Background image (png, jpeg, webp) scaled to cover the frame' }),
+    dangerousFlag: z.boolean(fieldError('dangerousFlag', 'dangerousFlag must be true or false')).optional().meta({ description: 'Test aid: the job ends in `error` 10 s after creation' }),
   })
   .strict()
   .meta({ id: 'CreateAvatarVideo' });

@@ -6,6 +6,14 @@ export const timestampSchema = z.iso.datetime({ precision: 3 }).meta({ descripti
 
 export const uuidSchema = z.uuid();
 
+/** Error text for a field: "X is required" when absent, else the given text. */
+export const fieldError = (name: string, otherwise: string) => ({
+  error: (issue: { input?: unknown }) => (issue.input === undefined ? `${name} is required` : otherwise),
+});
+
+/** An http(s) URL field with clear messages. */
+export const httpUrlField = (name: string) => z.url({ protocol: /^https?$/, ...fieldError(name, `${name} must be an http(s) URL`) });
+
 export const jobStatusSchema = z.enum(JOB_STATUSES).meta({ description: 'Job state; polling stops at `completed` or `error`.' });
 
 /** Why a job failed; an extension field present only when `status` is `error`. */

@@ -1,12 +1,10 @@
 import { z } from 'zod';
-import { errorReasonSchema, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
+import { errorReasonSchema, httpUrlField, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
 
 /** Body of POST /v1/sourceSeparations. */
 export const createSeparationBodySchema = z
   .object({
-    audioUri: z
-      .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-      .meta({ description: 'mp3, wav, mp4 or mov; reachable by the service, or a URL from POST /v1/uploads' }),
+    audioUri: httpUrlField('audioUri').meta({ description: 'mp3, wav, mp4 or mov; reachable by the service, or a URL from POST /v1/uploads' }),
   })
   .strict()
   .meta({ id: 'CreateSourceSeparation' });
