@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmod, copyFile, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
@@ -166,12 +166,21 @@ describe('decodeAudio / encodeAudio', () => {
     }
   });
 
+  it('rejects, removes the output and stops the source when ffmpeg fails', async () => {
+    const outputPath = join(fx.dir, 'never.wav');
+    const source = decodeAudio(fx.path('tone.wav'), { sampleRate: 8000, channels: 1 }, SYSTEM);
+    const options = { sampleRate: 8000, channels: 0, format: 'wav', outputPath } as const; // 0 channels: ffmpeg refuses
+    await assert.rejects(encodeAudio(source, options, SYSTEM), MediaProcessError);
+    assert.equal(source.destroyed, true);
+    await assert.rejects(stat(outputPath), { code: 'ENOENT' });
+  });
+
   it('rejects and removes the output when the PCM source fails', async () => {
     const outputPath = join(fx.dir, 'broken.wav');
     const source = new Readable({ read() {} });
     source.push(Buffer.alloc(4096));
     setTimeout(() => source.destroy(new Error('source broke')), 20);
     await assert.rejects(encodeAudio(source, { sampleRate: 8000, channels: 1, format: 'wav', outputPath }, SYSTEM), /source broke/);
-    await assert.rejects(import('node:fs/promises').then((fs) => fs.stat(outputPath)), { code: 'ENOENT' });
+    await assert.rejects(stat(outputPath), { code: 'ENOENT' });
   });
 });

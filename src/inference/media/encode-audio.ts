@@ -18,7 +18,7 @@ export interface EncodeAudioOptions extends PcmFormat {
 /**
  * Encodes interleaved f32le PCM (as produced by {@link decodeAudio}) into an mp3 or wav file, streaming through
  * ffmpeg's stdin. Resolves when the file is complete; on any failure (ffmpeg error, source stream error, abort)
- * rejects and leaves no partial file behind.
+ * rejects, destroys `pcm` and leaves no partial file behind.
  */
 export async function encodeAudio(pcm: Readable, options: EncodeAudioOptions, binaries: MediaBinaries): Promise<void> {
   const codec =
@@ -45,6 +45,7 @@ export async function encodeAudio(pcm: Readable, options: EncodeAudioOptions, bi
     await proc.exited;
     if (sourceError) throw sourceError;
   } catch (error) {
+    pcm.destroy(); // e.g. stops a decodeAudio() feeding us, instead of leaving its ffmpeg paused forever
     await rm(options.outputPath, { force: true });
     throw sourceError ?? error;
   } finally {
