@@ -29,6 +29,7 @@ export const INPUT_ERROR_CODES = [
   'unsupported_format',
   'too_long',
 ] as const;
+/** A stable, machine-readable reason an input URL was refused. */
 export type InputErrorCode = (typeof INPUT_ERROR_CODES)[number];
 
 /** A submitted input URL could not be turned into an acceptable local media file. */
@@ -38,6 +39,7 @@ export class InputError extends ClientInputError<InputErrorCode> {
 
 /** Codes of {@link UploadError}. */
 export const UPLOAD_ERROR_CODES = ['not_multipart', 'missing_file', 'too_many_files', 'too_large'] as const;
+/** A stable, machine-readable reason an upload was refused. */
 export type UploadErrorCode = (typeof UPLOAD_ERROR_CODES)[number];
 
 /** A multipart upload body was not acceptable. */
