@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { createCanvas } from '@napi-rs/canvas';
 import type { AvatarDefinition } from '../../src/inference/avatar/definition.js';
 import { lookOf } from '../../src/inference/avatar/definition.js';
-import { idlePoseAt } from '../../src/inference/avatar/idle-motion.js';
+import { idlePoseAt, loopedIdlePoseAt, type IdlePose } from '../../src/inference/avatar/idle-motion.js';
 import { RESTING_MOUTH, type MouthShape } from '../../src/inference/lipsync/mouth.js';
 import { coverCrop } from '../../src/inference/render/background.js';
 import { FrameRenderer } from '../../src/inference/render/frame-renderer.js';
@@ -133,4 +136,33 @@ test('non-square frames keep the avatar centred and whole', () => {
   assert.equal(frame.length, 320 * 180 * 4);
   assert.equal(pixel(frame, 320, 160, 90)[3], 255, 'face in the middle');
   assert.equal(pixel(frame, 320, 5, 5)[3], 0, 'empty corner');
+});
+
+test('a looped idle pose wraps without a jump and never wraps mid-blink', () => {
+  for (const def of avatars) {
+    const n = 4 * def.fps;
+    const poses = Array.from({ length: n + 1 }, (_, i) => loopedIdlePoseAt(def, i, n));
+    assert.deepEqual(poses[n], poses[0], 'frame n is frame 0');
+    const step = (a: IdlePose, b: IdlePose) => Math.abs(a.headX - b.headX) + Math.abs(a.headY - b.headY) + Math.abs(a.breath - b.breath) + Math.abs(a.headTilt - b.headTilt) * 100;
+    const maxStep = Math.max(...poses.slice(1, n).map((p, i) => step(poses[i]!, p)));
+    assert.ok(step(poses[n - 1]!, poses[0]!) <= maxStep * 1.5 + 1e-9, 'the wrap is no bigger than an ordinary step');
+    assert.equal(poses[n - 1]!.blink, 0);
+  }
+});
+
+test('FrameRenderer.create reads the background from a file', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'va-bg-'));
+  try {
+    const img = createCanvas(40, 40);
+    const ctx = img.getContext('2d');
+    ctx.fillStyle = '#00ff00';
+    ctx.fillRect(0, 0, 40, 40);
+    const path = join(dir, 'bg.png');
+    await writeFile(path, await img.encode('png'));
+    const def = avatars[0]!;
+    const frame = (await FrameRenderer.create(def, { backgroundPath: path })).render(0, RESTING_MOUTH);
+    assert.deepEqual(pixel(frame, def.width, 3, 3), [0, 255, 0, 255]);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

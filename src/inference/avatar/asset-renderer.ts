@@ -20,8 +20,8 @@ export interface CanvasAvatarAssetRendererOptions {
 }
 
 /**
- * Renders an avatar's catalogue assets with the canvas renderer: an idle-loop mp4 (blinks, breath,
- * head motion, closed mouth, opaque backdrop) and transparent PNG preview (full size) and thumbnail.
+ * Renders an avatar's catalogue assets with the canvas renderer: a seamless idle-loop mp4 (blinks,
+ * breath, head motion, closed mouth, opaque backdrop) and transparent PNG preview (full size) and thumbnail.
  */
 export class CanvasAvatarAssetRenderer implements AvatarAssetRenderer {
   private binaries?: Promise<MediaBinaries>;
@@ -29,8 +29,8 @@ export class CanvasAvatarAssetRenderer implements AvatarAssetRenderer {
   constructor(private readonly options: CanvasAvatarAssetRendererOptions = {}) {}
 
   async renderIdleVideo(avatar: AvatarDefinition, outputPath: string, signal?: AbortSignal): Promise<void> {
-    const renderer = new FrameRenderer(avatar);
     const count = Math.max(1, Math.round((this.options.idleSeconds ?? 4) * avatar.fps));
+    const renderer = new FrameRenderer(avatar, { loopFrames: count });
     function* frames(): Generator<Buffer> {
       for (let i = 0; i < count; i++) yield renderer.render(i, RESTING_MOUTH);
     }

@@ -73,3 +73,27 @@ export function idlePoseAt(definition: AvatarDefinition, frameIndex: number): Id
     gazeY: gaze.y,
   };
 }
+
+/**
+ * The idle pose of a seamless loop of `loopFrames` frames: the smooth motions (breath, sway) are
+ * cross-faded with the following cycle so that the last frame leads back into frame 0, and no
+ * blink starts too late to finish before the loop wraps. Still deterministic per frame index.
+ */
+export function loopedIdlePoseAt(definition: AvatarDefinition, frameIndex: number, loopFrames: number): IdlePose {
+  const i = ((frameIndex % loopFrames) + loopFrames) % loopFrames;
+  const now = idlePoseAt(definition, i);
+  const next = idlePoseAt(definition, i + loopFrames);
+  const w = i / loopFrames;
+  // Frame 0 shows p(N); the blend moves to p(i) as i approaches N, i.e. back to p(N): no jump at the wrap.
+  const mix = (a: number, b: number) => a * (1 - w) + b * w;
+  const nearEnd = i >= loopFrames - Math.ceil(definition.fps * (BLINK_SECONDS * 2.5));
+  return {
+    blink: nearEnd ? 0 : now.blink,
+    breath: mix(next.breath, now.breath),
+    headTilt: mix(next.headTilt, now.headTilt),
+    headX: mix(next.headX, now.headX),
+    headY: mix(next.headY, now.headY),
+    gazeX: now.gazeX,
+    gazeY: now.gazeY,
+  };
+}

@@ -1,7 +1,8 @@
+import { readFile } from 'node:fs/promises';
 import { createCanvas, loadImage, type Canvas, type Image } from '@napi-rs/canvas';
 import type { AvatarDefinition } from '../avatar/definition.js';
 import { lookOf } from '../avatar/definition.js';
-import { idlePoseAt } from '../avatar/idle-motion.js';
+import { idlePoseAt, loopedIdlePoseAt } from '../avatar/idle-motion.js';
 import type { AvatarLook } from '../avatar/look.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import { paintAvatar } from './avatar-painter.js';
@@ -17,6 +18,8 @@ export interface FrameRendererOptions {
    * `false` (default) paints the look's opaque backdrop gradient, as video needs.
    */
   transparent?: boolean;
+  /** Make the idle motion a seamless loop of this many frames (catalogue idle videos). */
+  loopFrames?: number;
 }
 
 /**
@@ -32,6 +35,7 @@ export class FrameRenderer {
   private readonly look: AvatarLook;
   private readonly backdrop: Canvas | undefined;
   private readonly scale: number;
+  private readonly loopFrames: number | undefined;
 
   constructor(
     private readonly definition: AvatarDefinition,
@@ -43,6 +47,7 @@ export class FrameRenderer {
     this.canvas = createCanvas(this.width, this.height);
     this.ctx = this.canvas.getContext('2d');
     this.scale = Math.min(this.width, this.height) / DESIGN_SIZE;
+    this.loopFrames = options.loopFrames;
     if (options.background || !options.transparent) {
       this.backdrop = createCanvas(this.width, this.height);
       const bctx = this.backdrop.getContext('2d');
@@ -56,7 +61,8 @@ export class FrameRenderer {
     definition: AvatarDefinition,
     options: { backgroundPath?: string; transparent?: boolean } = {},
   ): Promise<FrameRenderer> {
-    const background = options.backgroundPath ? await loadImage(options.backgroundPath) : undefined;
+    // Read the bytes ourselves: loadImage would treat a string that looks like a URL as one to fetch.
+    const background = options.backgroundPath ? await loadImage(await readFile(options.backgroundPath)) : undefined;
     return new FrameRenderer(definition, { background, transparent: options.transparent });
   }
 
@@ -68,7 +74,10 @@ export class FrameRenderer {
     if (this.backdrop) ctx.drawImage(this.backdrop, 0, 0);
     // Centre the design square horizontally and stand it on the bottom edge.
     ctx.setTransform(this.scale, 0, 0, this.scale, (this.width - DESIGN_SIZE * this.scale) / 2, this.height - DESIGN_SIZE * this.scale);
-    paintAvatar(ctx, this.look, idlePoseAt(this.definition, frameIndex), mouth);
+    const pose = this.loopFrames
+      ? loopedIdlePoseAt(this.definition, frameIndex, this.loopFrames)
+      : idlePoseAt(this.definition, frameIndex);
+    paintAvatar(ctx, this.look, pose, mouth);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
   }
 
