@@ -30,45 +30,10 @@ export function drawEyes(ctx: Ctx, look: AvatarLook, l: FaceLayout, blink: numbe
   for (const s of [-1, 1]) {
     const x = l.cx + s * l.eyeDx;
     const y = l.eyeY;
-    ctx.save();
-    eyePath(ctx, x, y, w, h, upper, lower, k);
-    ctx.fillStyle = '#fbfaf8';
-    ctx.fill();
-    ctx.clip();
-    const ix = x + gazeX;
-    const iy = y + gazeY + 0.5;
-    const ir = h * (look.eyes.shape === 'round' ? 0.88 : 0.98);
-    ctx.beginPath();
-    ctx.arc(ix, iy, ir, 0, Math.PI * 2);
-    ctx.fillStyle = look.eyes.iris;
-    ctx.fill();
-    ctx.lineWidth = 1.5;
-    ctx.strokeStyle = shade(look.eyes.iris, 0.45);
-    ctx.stroke();
-    ctx.beginPath();
-    ctx.arc(ix, iy, ir * 0.5, 0, Math.PI * 2);
-    ctx.fillStyle = '#121010';
-    ctx.fill();
-    ctx.fillStyle = '#ffffff';
-    ctx.beginPath();
-    ctx.arc(ix + ir * 0.35, iy - ir * 0.38, ir * 0.26, 0, Math.PI * 2);
-    ctx.fill();
-    ctx.beginPath();
-    ctx.arc(ix - ir * 0.3, iy + ir * 0.35, ir * 0.12, 0, Math.PI * 2);
-    ctx.fill();
     // The upper lid comes down over the eye while blinking.
     const lid = upper - (upper + lower * 0.9) * blink;
-    if (blink > 0) {
-      ctx.beginPath();
-      ctx.moveTo(x - w - 2, y - h * 2);
-      ctx.lineTo(x + w + 2, y - h * 2);
-      ctx.lineTo(x + w, y - h * 0.08);
-      ctx.bezierCurveTo(x + w * k, y - h * lid, x - w * k, y - h * lid, x - w, y);
-      ctx.closePath();
-      ctx.fillStyle = look.skin.tone;
-      ctx.fill();
-    }
-    ctx.restore();
+    // A shut eye is only its lid line (painting the white and covering it would leave a faint rim).
+    if (blink < 0.95) drawEyeball(ctx, look, x, y, w, h, { upper, lower, k, lid, blink, gazeX, gazeY });
     // Lid line and lashes.
     ctx.save();
     ctx.lineCap = 'round';
@@ -99,6 +64,59 @@ export function drawEyes(ctx: Ctx, look: AvatarLook, l: FaceLayout, blink: numbe
     }
     ctx.restore();
   }
+}
+
+/** Lid and gaze state of one eye. */
+interface EyeState {
+  upper: number;
+  lower: number;
+  k: number;
+  lid: number;
+  blink: number;
+  gazeX: number;
+  gazeY: number;
+}
+
+/** The white, iris, pupil and highlights of one eye, with the lid covering it while blinking. */
+function drawEyeball(ctx: Ctx, look: AvatarLook, x: number, y: number, w: number, h: number, e: EyeState): void {
+  const { upper, lower, k, lid, blink, gazeX, gazeY } = e;
+  ctx.save();
+  eyePath(ctx, x, y, w, h, upper, lower, k);
+  ctx.fillStyle = '#fbfaf8';
+  ctx.fill();
+  ctx.clip();
+  const ix = x + gazeX;
+  const iy = y + gazeY + 0.5;
+  const ir = h * (look.eyes.shape === 'round' ? 0.88 : 0.98);
+  ctx.beginPath();
+  ctx.arc(ix, iy, ir, 0, Math.PI * 2);
+  ctx.fillStyle = look.eyes.iris;
+  ctx.fill();
+  ctx.lineWidth = 1.5;
+  ctx.strokeStyle = shade(look.eyes.iris, 0.45);
+  ctx.stroke();
+  ctx.beginPath();
+  ctx.arc(ix, iy, ir * 0.5, 0, Math.PI * 2);
+  ctx.fillStyle = '#121010';
+  ctx.fill();
+  ctx.fillStyle = '#ffffff';
+  ctx.beginPath();
+  ctx.arc(ix + ir * 0.35, iy - ir * 0.38, ir * 0.26, 0, Math.PI * 2);
+  ctx.fill();
+  ctx.beginPath();
+  ctx.arc(ix - ir * 0.3, iy + ir * 0.35, ir * 0.12, 0, Math.PI * 2);
+  ctx.fill();
+  if (blink > 0) {
+    ctx.beginPath();
+    ctx.moveTo(x - w - 2, y - h * 2);
+    ctx.lineTo(x + w + 2, y - h * 2);
+    ctx.lineTo(x + w, y - h * 0.08);
+    ctx.bezierCurveTo(x + w * k, y - h * lid, x - w * k, y - h * lid, x - w, y);
+    ctx.closePath();
+    ctx.fillStyle = look.skin.tone;
+    ctx.fill();
+  }
+  ctx.restore();
 }
 
 /** Eyebrows; `raise` lifts them (design pixels), e.g. while talking. */
