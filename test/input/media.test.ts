@@ -11,15 +11,10 @@ import {
   encodeAudio,
   probeMedia,
   resolveMediaBinaries,
-  type MediaBinaries,
 } from '../../src/inference/media/index.js';
-import { makeMediaFixtures, type MediaFixtures } from './helpers/media-fixtures.js';
+import { SYSTEM_BINARIES, TEST_BINARIES, makeMediaFixtures, type MediaFixtures } from './helpers/media-fixtures.js';
 
-const SYSTEM: MediaBinaries = {
-  ffmpegPath: '/usr/bin/ffmpeg',
-  ffprobePath: '/usr/bin/ffprobe',
-  source: { ffmpeg: 'system', ffprobe: 'system' },
-};
+const BINARIES = TEST_BINARIES; // fast static builds; one test below also runs the system binaries
 
 async function collect(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -81,27 +76,37 @@ describe('probeMedia', () => {
   ] as const;
   for (const [name, container] of cases) {
     it(`classifies ${name} as ${container} from content`, async () => {
-      const probe = await probeMedia(fx.path(name), SYSTEM);
+      const probe = await probeMedia(fx.path(name), BINARIES);
       assert.equal(probe.container, container);
     });
   }
 
   it('tells mov from mp4 although ffprobe names the same demuxer', async () => {
-    const [mp4, mov] = await Promise.all([probeMedia(fx.path('clip.mp4'), SYSTEM), probeMedia(fx.path('clip.mov'), SYSTEM)]);
+    const [mp4, mov] = await Promise.all([probeMedia(fx.path('clip.mp4'), BINARIES), probeMedia(fx.path('clip.mov'), BINARIES)]);
     assert.deepEqual(mp4.formatNames, mov.formatNames);
     assert.equal(mp4.container, 'mp4');
     assert.equal(mov.container, 'mov');
   });
 
+  it('works the same with the system ffprobe and ffmpeg', async () => {
+    const [mp4, mov] = await Promise.all([
+      probeMedia(fx.path('clip.mp4'), SYSTEM_BINARIES),
+      probeMedia(fx.path('clip.mov'), SYSTEM_BINARIES),
+    ]);
+    assert.deepEqual([mp4.container, mov.container], ['mp4', 'mov']);
+    const pcm = await collect(decodeAudio(fx.path('tone.wav'), { sampleRate: 8000, channels: 1 }, SYSTEM_BINARIES));
+    assert.ok(Math.abs(pcm.length / 4 - 8000) <= 16);
+  });
+
   it('reports streams and duration', async () => {
-    const clip = await probeMedia(fx.path('clip.mp4'), SYSTEM);
+    const clip = await probeMedia(fx.path('clip.mp4'), BINARIES);
     assert.ok(Math.abs(clip.durationSec - 1) < 0.2, `duration ${clip.durationSec}`);
     assert.equal(clip.audio?.codec, 'aac');
     assert.deepEqual({ w: clip.video?.width, h: clip.video?.height, fps: clip.video?.fps }, { w: 64, h: 48, fps: 10 });
-    const wav = await probeMedia(fx.path('tone.wav'), SYSTEM);
+    const wav = await probeMedia(fx.path('tone.wav'), BINARIES);
     assert.deepEqual(wav.audio, { codec: 'pcm_s16le', sampleRate: 22050, channels: 1 });
     assert.equal(wav.video, undefined);
-    const png = await probeMedia(fx.path('frame.png'), SYSTEM);
+    const png = await probeMedia(fx.path('frame.png'), BINARIES);
     assert.equal(png.video?.codec, 'png');
     assert.deepEqual(png.streamCounts, { audio: 0, video: 1 });
   });
@@ -109,7 +114,7 @@ describe('probeMedia', () => {
   it('throws MediaProbeError on a file that is not media, without leaking the path', async () => {
     const junk = join(fx.dir, 'junk');
     await writeFile(junk, 'definitely not media '.repeat(50));
-    const error = await probeMedia(junk, SYSTEM).then(() => undefined, (e: unknown) => e);
+    const error = await probeMedia(junk, BINARIES).then(() => undefined, (e: unknown) => e);
     assert.ok(error instanceof MediaProbeError);
     assert.doesNotMatch(error.message, new RegExp(fx.dir));
   });
@@ -118,9 +123,9 @@ describe('probeMedia', () => {
     // A plain ffprobe would follow this playlist to the segment (it has an allowed .mp3 extension).
     const segment = join(fx.dir, 'segment.mp3');
     await copyFile(fx.path('tone.mp3'), segment);
-    const playlist = join(fx.dir, 'playlist');
+    const playlist = join(fx.dir, 'playlist.m3u8');
     await writeFile(playlist, `#EXTM3U\n#EXT-X-TARGETDURATION:1\n#EXTINF:1,\n${segment}\n#EXT-X-ENDLIST\n`);
-    await assert.rejects(probeMedia(playlist, SYSTEM), (e: unknown) =>
+    await assert.rejects(probeMedia(playlist, BINARIES), (e: unknown) =>
       e instanceof MediaProbeError && e.cause instanceof MediaProcessError && /not on whitelist/.test(e.cause.stderrTail),
     );
   });
@@ -128,7 +133,7 @@ describe('probeMedia', () => {
 
 describe('decodeAudio / encodeAudio', () => {
   it('decodes to f32le PCM with the expected number of samples', async () => {
-    const pcm = await collect(decodeAudio(fx.path('tone.wav'), { sampleRate: 16000, channels: 2 }, SYSTEM));
+    const pcm = await collect(decodeAudio(fx.path('tone.wav'), { sampleRate: 16000, channels: 2 }, BINARIES));
     assert.equal(pcm.length % 8, 0);
     const frames = pcm.length / 8; // 2 channels x 4 bytes
     assert.ok(Math.abs(frames - 16000) <= 32, `frames ${frames}`);
@@ -137,12 +142,12 @@ describe('decodeAudio / encodeAudio', () => {
   });
 
   it('decodes the audio track of a video', async () => {
-    const pcm = await collect(decodeAudio(fx.path('clip.mov'), { sampleRate: 8000, channels: 1 }, SYSTEM));
+    const pcm = await collect(decodeAudio(fx.path('clip.mov'), { sampleRate: 8000, channels: 1 }, BINARIES));
     assert.ok(Math.abs(pcm.length / 4 - 8000) <= 1100, `samples ${pcm.length / 4}`);
   });
 
   it('errors the stream with the stderr tail when ffmpeg fails', async () => {
-    const error = await collect(decodeAudio(fx.path('silent-video.mp4'), { sampleRate: 8000, channels: 1 }, SYSTEM)).then(
+    const error = await collect(decodeAudio(fx.path('silent-video.mp4'), { sampleRate: 8000, channels: 1 }, BINARIES)).then(
       () => undefined,
       (e: unknown) => e,
     );
@@ -151,16 +156,16 @@ describe('decodeAudio / encodeAudio', () => {
   });
 
   it('errors the stream when the ffmpeg binary cannot be started', async () => {
-    const broken = { ...SYSTEM, ffmpegPath: join(fx.dir, 'no-such-ffmpeg') };
+    const broken = { ...BINARIES, ffmpegPath: join(fx.dir, 'no-such-ffmpeg') };
     await assert.rejects(collect(decodeAudio(fx.path('tone.wav'), { sampleRate: 8000, channels: 1 }, broken)), MediaProcessError);
   });
 
   it('round-trips PCM through wav and mp3', async () => {
     for (const format of ['wav', 'mp3'] as const) {
       const outputPath = join(fx.dir, `round-trip.${format}`);
-      const source = decodeAudio(fx.path('tone.mp3'), { sampleRate: 22050, channels: 1 }, SYSTEM);
-      await encodeAudio(source, { sampleRate: 22050, channels: 1, format, outputPath }, SYSTEM);
-      const probe = await probeMedia(outputPath, SYSTEM);
+      const source = decodeAudio(fx.path('tone.mp3'), { sampleRate: 22050, channels: 1 }, BINARIES);
+      await encodeAudio(source, { sampleRate: 22050, channels: 1, format, outputPath }, BINARIES);
+      const probe = await probeMedia(outputPath, BINARIES);
       assert.equal(probe.container, format);
       assert.equal(probe.audio?.sampleRate, 22050);
     }
@@ -168,9 +173,9 @@ describe('decodeAudio / encodeAudio', () => {
 
   it('rejects, removes the output and stops the source when ffmpeg fails', async () => {
     const outputPath = join(fx.dir, 'never.wav');
-    const source = decodeAudio(fx.path('tone.wav'), { sampleRate: 8000, channels: 1 }, SYSTEM);
+    const source = decodeAudio(fx.path('tone.wav'), { sampleRate: 8000, channels: 1 }, BINARIES);
     const options = { sampleRate: 8000, channels: 0, format: 'wav', outputPath } as const; // 0 channels: ffmpeg refuses
-    await assert.rejects(encodeAudio(source, options, SYSTEM), MediaProcessError);
+    await assert.rejects(encodeAudio(source, options, BINARIES), MediaProcessError);
     assert.equal(source.destroyed, true);
     await assert.rejects(stat(outputPath), { code: 'ENOENT' });
   });
@@ -180,7 +185,7 @@ describe('decodeAudio / encodeAudio', () => {
     const source = new Readable({ read() {} });
     source.push(Buffer.alloc(4096));
     setTimeout(() => source.destroy(new Error('source broke')), 20);
-    await assert.rejects(encodeAudio(source, { sampleRate: 8000, channels: 1, format: 'wav', outputPath }, SYSTEM), /source broke/);
+    await assert.rejects(encodeAudio(source, { sampleRate: 8000, channels: 1, format: 'wav', outputPath }, BINARIES), /source broke/);
     await assert.rejects(stat(outputPath), { code: 'ENOENT' });
   });
 });

@@ -3,16 +3,11 @@ import { createReadStream } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { InputError } from '../../src/core/input/errors.js';
 import { InputResolver, type ResolveOptions } from '../../src/core/input/resolve-input.js';
-import type { MediaBinaries } from '../../src/inference/media/index.js';
 import { startServer, type TestServer } from './helpers/http-server.js';
-import { makeMediaFixtures, type FixtureName, type MediaFixtures } from './helpers/media-fixtures.js';
+import { TEST_BINARIES, makeMediaFixtures, type FixtureName, type MediaFixtures } from './helpers/media-fixtures.js';
 import { TrackingBlobStore } from './helpers/tracking-blob-store.js';
 
-const BINARIES: MediaBinaries = {
-  ffmpegPath: '/usr/bin/ffmpeg',
-  ffprobePath: '/usr/bin/ffprobe',
-  source: { ffmpeg: 'system', ffprobe: 'system' },
-};
+const BINARIES = TEST_BINARIES;
 const SEPARATION: ResolveOptions = { kind: 'audio', maxBytes: 1_000_000, allowedContainers: ['mp3', 'wav', 'mp4', 'mov'] };
 const AVATAR_AUDIO: ResolveOptions = { kind: 'audio', maxBytes: 1_000_000, maxDurationSec: 10 };
 const IMAGE: ResolveOptions = { kind: 'image', maxBytes: 1_000_000 };

@@ -1,8 +1,10 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import type { MediaBinaries } from '../../../src/inference/media/index.js';
 
 const run = promisify(execFile);
 
@@ -40,6 +42,26 @@ export async function makeMediaFixtures(names: readonly FixtureName[] = Object.k
   const dir = await mkdtemp(join(tmpdir(), 'va-media-'));
   // Output names carry no extension: the code under test must decide from content, not names.
   const path = (name: FixtureName): string => join(dir, name.replace('.', '_'));
-  await Promise.all(names.map((name) => run('ffmpeg', ['-y', '-v', 'error', ...RECIPES[name], path(name)])));
+  const ffmpeg = TEST_BINARIES.ffmpegPath;
+  await Promise.all(names.map((name) => run(ffmpeg, ['-y', '-v', 'error', ...RECIPES[name], path(name)])));
   return { dir, path, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
+
+/** Debian's ffmpeg and ffprobe, what the service picks by default on this machine. */
+export const SYSTEM_BINARIES: MediaBinaries = {
+  ffmpegPath: '/usr/bin/ffmpeg',
+  ffprobePath: '/usr/bin/ffprobe',
+  source: { ffmpeg: 'system', ffprobe: 'system' },
+};
+
+const PACKAGED_FFMPEG = 'node_modules/@ffmpeg-installer/linux-x64/ffmpeg';
+const PACKAGED_FFPROBE = 'node_modules/@ffprobe-installer/linux-x64/ffprobe';
+
+/**
+ * Binaries for tests: the installer packages' static builds when present (they start in ~20 ms, Debian's
+ * dynamically linked ffmpeg/ffprobe in 100-300 ms, which dominates this suite), else the system ones.
+ */
+export const TEST_BINARIES: MediaBinaries =
+  existsSync(PACKAGED_FFMPEG) && existsSync(PACKAGED_FFPROBE)
+    ? { ffmpegPath: PACKAGED_FFMPEG, ffprobePath: PACKAGED_FFPROBE, source: { ffmpeg: 'package', ffprobe: 'package' } }
+    : SYSTEM_BINARIES;
