@@ -1,0 +1,137 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import express from 'express';
+import Koa from 'koa';
+import request from 'supertest';
+import { virtualAnchor, virtualAnchorKoa, type VirtualAnchor, type VirtualAnchorOptions } from '../../src/index.js';
+import { FakeAvatarRenderer, FakeLipSyncEngine, FakeSeparationEngine } from './engines.js';
+
+/** The host frameworks every contract test runs against. */
+export const ADAPTERS = ['express', 'koa'] as const;
+export type Adapter = (typeof ADAPTERS)[number];
+
+/** API keys every test app accepts. Each test area uses its own key so background jobs never mix. */
+export const KEYS = {
+  a: 'test-key-alpha',
+  b: 'test-key-bravo',
+  c: 'test-key-charlie',
+  d: 'test-key-delta',
+  e: 'test-key-echo',
+} as const;
+
+/** Options of {@link makeApp}: service options plus where the host app mounts the middleware. */
+export interface AppOptions extends Partial<VirtualAnchorOptions> {
+  /** Express only: `app.use(mountPath, middleware)`. Koa has no mount in core; use `basePath` there. */
+  mountPath?: string;
+}
+
+/** A running host app with one fresh instance of the middleware, listening on 127.0.0.1. */
+export interface TestApp {
+  adapter: Adapter;
+  instance: VirtualAnchor;
+  /** `http://127.0.0.1:<port>` */
+  origin: string;
+  /**
+   * supertest bound to the server (requests reach the real listener, so links in responses are usable).
+   * It sends `Origin: <origin>` as a browser would, which keeps link-following tests meaningful while
+   * Koa 3 reads the link base from that header (see `raw` and the test on link origins).
+   */
+  http: request.Agent;
+  /** supertest bound to the server, sending no default headers. */
+  raw: request.Agent;
+  dataDir: string;
+  /** The engine doubles used unless `backends` named others. */
+  lipSync: FakeLipSyncEngine;
+  separation: FakeSeparationEngine;
+  close(): Promise<void>;
+}
+
+const open = new Set<TestApp>();
+
+/**
+ * Starts an Express or Koa app mounting a fresh instance: a unique temp `dataDir`, silent logger,
+ * private URLs allowed, built-in avatars with a copying asset renderer, engine doubles, and a
+ * 300 ms `dangerousFlag` delay. `options` override these (`backends` entries one by one).
+ * Resolves once the instance is ready and the avatar assets exist.
+ */
+export async function makeApp(adapter: Adapter, options: AppOptions = {}): Promise<TestApp> {
+  const { mountPath, backends, ...rest } = options;
+  const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), `va-contract-${adapter}-`)));
+  const lipSync = new FakeLipSyncEngine();
+  const separation = new FakeSeparationEngine();
+  const serviceOptions: VirtualAnchorOptions = {
+    apiKeys: Object.values(KEYS),
+    logger: false,
+    allowPrivateUrls: true,
+    avatars: { builtIn: true },
+    dangerousFlagDelayMs: 300,
+    ...rest,
+    dataDir,
+    backends: { avatarRenderer: new FakeAvatarRenderer(), lipSync, separation, ...backends },
+  };
+  let server: Server;
+  let instance: VirtualAnchor;
+  if (adapter === 'express') {
+    const middleware = virtualAnchor(serviceOptions);
+    instance = middleware.instance;
+    const app = express();
+    if (mountPath) app.use(mountPath, middleware);
+    else app.use(middleware);
+    server = createServer(app);
+  } else {
+    if (mountPath) throw new Error('mountPath is Express-only; use basePath with Koa');
+    const middleware = virtualAnchorKoa(serviceOptions);
+    instance = middleware.instance;
+    const app = new Koa();
+    app.use(middleware);
+    server = createServer(app.callback());
+  }
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const testApp: TestApp = {
+    adapter,
+    instance,
+    origin,
+    http: request.agent(server).set('origin', origin),
+    raw: request.agent(server),
+    dataDir,
+    lipSync,
+    separation,
+    async close() {
+      open.delete(testApp);
+      await instance.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+  open.add(testApp);
+  try {
+    await instance.ready();
+    await instance.avatarsReady();
+  } catch (error) {
+    await testApp.close();
+    throw error;
+  }
+  return testApp;
+}
+
+/** One app per adapter, each with its own instance and data folder. */
+export async function makeApps(options: AppOptions = {}): Promise<Record<Adapter, TestApp> & { close(): Promise<void> }> {
+  const [expressApp, koaApp] = await Promise.all(ADAPTERS.map((adapter) => makeApp(adapter, options)));
+  return {
+    express: expressApp!,
+    koa: koaApp!,
+    close: async () => {
+      await Promise.all([expressApp!.close(), koaApp!.close()]);
+    },
+  };
+}
+
+/** Closes every app still open (use in `after`). */
+export async function closeAllApps(): Promise<void> {
+  await Promise.all([...open].map((app) => app.close()));
+}

@@ -1,0 +1,141 @@
+import { copyFile } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type {
+  AvatarAssetRenderer,
+  EngineContext,
+  LipSyncEngine,
+  LipSyncInput,
+  SeparationEngine,
+  SeparationInput,
+  SeparationOutput,
+} from '../../src/inference/engines.js';
+import { ffmpeg, fixtures } from './media.js';
+
+/** How an engine double behaves on its next runs; change it between tests. */
+export interface EngineBehaviour {
+  /** Wait this long before working (abortable). */
+  delayMs?: number;
+  /** Throw an Error with this message instead of producing output. */
+  failWith?: string;
+}
+
+/**
+ * What the engine doubles share: call counting, optional delay/failure, and a gate that holds
+ * every run until the test opens it (to act on a job while it is `ongoing`).
+ */
+abstract class EngineDouble {
+  /** Runs started. */
+  calls = 0;
+  /** Runs that ended (resolved or rejected). */
+  ended = 0;
+  private gate?: { opened: Promise<void>; open: () => void };
+  private readonly waiters = new Set<() => void>();
+
+  constructor(public behaviour: EngineBehaviour = {}) {}
+
+  /** Holds runs that start from now on until the returned function is called. */
+  hold(): () => void {
+    let open!: () => void;
+    const opened = new Promise<void>((resolve) => (open = resolve));
+    this.gate = { opened, open };
+    return () => {
+      this.gate = undefined;
+      open();
+    };
+  }
+
+  /** Resolves once `count` runs in total have started. */
+  started(count: number): Promise<void> {
+    return this.until(() => this.calls >= count);
+  }
+
+  /** Resolves once `count` runs in total have ended. */
+  finished(count: number): Promise<void> {
+    return this.until(() => this.ended >= count);
+  }
+
+  protected async run(context: EngineContext, work: () => Promise<void>): Promise<void> {
+    this.calls++;
+    this.notify();
+    try {
+      if (this.gate) await this.gate.opened;
+      const { delayMs, failWith } = this.behaviour;
+      if (delayMs) await sleep(delayMs, undefined, { signal: context.signal });
+      context.signal.throwIfAborted();
+      if (failWith) throw new Error(failWith);
+      context.onProgress({ done: 0, total: 1, unit: 'files' });
+      await work();
+      context.onProgress({ done: 1, total: 1, unit: 'files' });
+    } finally {
+      this.ended++;
+      this.notify();
+    }
+  }
+
+  private until(check: () => boolean): Promise<void> {
+    if (check()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = () => {
+        if (!check()) return;
+        this.waiters.delete(waiter);
+        resolve();
+      };
+      this.waiters.add(waiter);
+    });
+  }
+
+  private notify(): void {
+    for (const waiter of [...this.waiters]) waiter();
+  }
+}
+
+/** A {@link LipSyncEngine} writing a real, small mp4 (grey 64×64 at 10 fps, H.264 + AAC of the input audio). */
+export class FakeLipSyncEngine extends EngineDouble implements LipSyncEngine {
+  render(input: LipSyncInput, context: EngineContext): Promise<void> {
+    const seconds = Math.max(0.2, input.durationSec).toFixed(2);
+    return this.run(context, () =>
+      ffmpeg(
+        [
+          '-f', 'lavfi', '-i', `color=c=gray:s=64x64:r=10:d=${seconds}`,
+          '-i', input.audioPath,
+          '-shortest', '-c:v', 'libx264', '-preset', 'ultrafast', '-pix_fmt', 'yuv420p',
+          '-c:a', 'aac', '-b:a', '32k', '-movflags', '+faststart', '-f', 'mp4', input.outputPath,
+        ],
+        context.signal,
+      ),
+    );
+  }
+}
+
+/** A {@link SeparationEngine} writing two wav files: the decoded input as speech, silence as ambience. */
+export class FakeSeparationEngine extends EngineDouble implements SeparationEngine {
+  async separate(input: SeparationInput, context: EngineContext): Promise<SeparationOutput> {
+    const seconds = Math.max(0.2, input.durationSec).toFixed(2);
+    const wav = ['-ac', '1', '-ar', '16000', '-c:a', 'pcm_s16le', '-f', 'wav'];
+    await this.run(context, async () => {
+      await ffmpeg(['-i', input.audioPath, '-vn', ...wav, input.speechPath], context.signal);
+      await ffmpeg(['-f', 'lavfi', '-i', 'anullsrc=sample_rate=16000:channel_layout=mono', '-t', seconds, ...wav, input.ambiencePath], context.signal);
+    });
+    return { contentType: 'audio/wav', extension: 'wav' };
+  }
+}
+
+/** An {@link AvatarAssetRenderer} that copies a small png and mp4 made once, so catalogue start-up costs nothing. */
+export class FakeAvatarRenderer implements AvatarAssetRenderer {
+  calls = 0;
+
+  async renderIdleVideo(_avatar: unknown, outputPath: string): Promise<void> {
+    this.calls++;
+    await copyFile((await fixtures()).path('clip.mp4'), outputPath);
+  }
+
+  async renderPreview(_avatar: unknown, outputPath: string): Promise<void> {
+    this.calls++;
+    await copyFile((await fixtures()).path('image.png'), outputPath);
+  }
+
+  async renderThumbnail(_avatar: unknown, outputPath: string): Promise<void> {
+    this.calls++;
+    await copyFile((await fixtures()).path('image.png'), outputPath);
+  }
+}
