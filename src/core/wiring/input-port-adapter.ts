@@ -9,10 +9,10 @@ import type { InputResolver } from '../input/resolve-input.js';
 import { receiveUpload } from '../input/multipart.js';
 
 /** Maps input problems to the HTTP errors of the API (400, or 413 when too large), naming the field. */
-function toApiError(error: unknown, field?: string): unknown {
+function toApiError(error: unknown, field?: string, headers?: Record<string, string>): unknown {
   if (!(error instanceof ClientInputError)) return error;
   const details = field ? [{ field: `body.${field}`, message: error.message }] : undefined;
-  return new ApiError(error.httpStatus, error.code, error.message, details);
+  return new ApiError(error.httpStatus, error.code, error.message, details, headers);
 }
 
 /** {@link InputPort} on top of the {@link InputResolver}. */
@@ -65,7 +65,8 @@ export class MultipartUploadPort implements UploadPort {
         expiresAt: new Date(createdAt.getTime() + this.retentionMs).toISOString(),
       };
     } catch (error) {
-      throw toApiError(error, 'file');
+      // The rest of a rejected upload is not worth reading: ask the client to drop the connection.
+      throw toApiError(error, 'file', { connection: 'close' });
     }
   }
 }
