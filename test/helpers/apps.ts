@@ -8,6 +8,7 @@ import Koa from 'koa';
 import request from 'supertest';
 import { virtualAnchor, virtualAnchorKoa, type VirtualAnchor, type VirtualAnchorOptions } from '../../src/index.js';
 import { FakeAvatarRenderer, FakeLipSyncEngine, FakeSeparationEngine } from './engines.js';
+import { BINARIES } from './media.js';
 
 /** The host frameworks every contract test runs against. */
 export const ADAPTERS = ['express', 'koa'] as const;
@@ -54,7 +55,7 @@ const open = new Set<TestApp>();
 /**
  * Starts an Express or Koa app mounting a fresh instance: a unique temp `dataDir`, silent logger,
  * private URLs allowed, built-in avatars with a copying asset renderer, engine doubles, and a
- * 300 ms `dangerousFlag` delay. `options` override these (`backends` entries one by one).
+ * 300 ms `dangerousFlag` delay, and the fast static ffmpeg/ffprobe builds. `options` override these (`backends` entries one by one).
  * Resolves once the instance is ready and the avatar assets exist.
  */
 export async function makeApp(adapter: Adapter, options: AppOptions = {}): Promise<TestApp> {
@@ -68,6 +69,7 @@ export async function makeApp(adapter: Adapter, options: AppOptions = {}): Promi
     allowPrivateUrls: true,
     avatars: { builtIn: true },
     dangerousFlagDelayMs: 300,
+    ...BINARIES,
     ...rest,
     dataDir,
     backends: { avatarRenderer: new FakeAvatarRenderer(), lipSync, separation, ...backends },
