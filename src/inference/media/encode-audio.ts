@@ -1,8 +1,9 @@
 import { rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
+import ffmpeg from 'fluent-ffmpeg';
 import type { MediaBinaries } from './binaries.js';
 import type { PcmFormat } from './decode.js';
-import { spawnMedia } from './process.js';
+import { MediaProcessError } from './errors.js';
 
 /** Options of {@link encodeAudio}. */
 export interface EncodeAudioOptions extends PcmFormat {
@@ -19,30 +20,36 @@ export interface EncodeAudioOptions extends PcmFormat {
  * Encodes interleaved f32le PCM (as produced by {@link decodeAudio}) into an mp3 or wav file, streaming through
  * ffmpeg's stdin. Resolves when the file is complete; on any failure (ffmpeg error, source stream error, abort)
  * rejects, destroys `pcm` and leaves no partial file behind.
+ *
+ * This is the package's one use of fluent-ffmpeg (archived upstream): the input is our own PCM, never an
+ * untrusted file, and the binary is set per command (no global state). Untrusted inputs go through
+ * `spawnMedia` with a demuxer whitelist instead.
  */
 export async function encodeAudio(pcm: Readable, options: EncodeAudioOptions, binaries: MediaBinaries): Promise<void> {
-  const codec =
-    options.format === 'mp3'
-      ? ['-c:a', 'libmp3lame', '-b:a', `${options.bitrateKbps ?? 192}k`, '-f', 'mp3']
-      : ['-c:a', 'pcm_s16le', '-f', 'wav'];
-  const args = [
-    '-nostdin', '-hide_banner', '-loglevel', 'error',
-    '-f', 'f32le', '-ar', String(options.sampleRate), '-ac', String(options.channels), '-i', 'pipe:0',
-    ...codec, '-y', `file:${options.outputPath}`,
-  ];
-  const proc = spawnMedia('ffmpeg', binaries.ffmpegPath, args, { signal: options.signal, stdin: true });
-  const stdin = proc.child.stdin;
+  const command = ffmpeg({ source: pcm })
+    .setFfmpegPath(binaries.ffmpegPath)
+    .inputFormat('f32le')
+    .inputOptions(['-ar', String(options.sampleRate), '-ac', String(options.channels)]);
+  if (options.format === 'mp3') command.audioCodec('libmp3lame').audioBitrate(options.bitrateKbps ?? 192).format('mp3');
+  else command.audioCodec('pcm_s16le').format('wav');
+  command.outputOptions(['-nostdin', '-hide_banner', '-loglevel', 'error']).output(`file:${options.outputPath}`);
+
   let sourceError: Error | undefined;
   const onSourceError = (error: Error): void => {
     sourceError = error;
-    proc.child.kill('SIGKILL');
   };
   pcm.once('error', onSourceError);
-  // EPIPE when ffmpeg exits early; the exit status tells the real story.
-  stdin?.on('error', () => undefined);
-  if (stdin) pcm.pipe(stdin);
+  const onAbort = () => command.kill('SIGKILL');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
-    await proc.exited;
+    await new Promise<void>((resolve, reject) => {
+      command.once('end', () => resolve());
+      command.once('error', (error: Error, _stdout: string | null, stderr: string | null) => {
+        reject(new MediaProcessError('ffmpeg', `ffmpeg failed to encode ${options.format}: ${error.message}`, (stderr ?? '').slice(-2000), { cause: error }));
+      });
+      if (options.signal?.aborted) onAbort();
+      command.run();
+    });
     if (sourceError) throw sourceError;
   } catch (error) {
     pcm.destroy(); // e.g. stops a decodeAudio() feeding us, instead of leaving its ffmpeg paused forever
@@ -50,6 +57,6 @@ export async function encodeAudio(pcm: Readable, options: EncodeAudioOptions, bi
     throw sourceError ?? error;
   } finally {
     pcm.off('error', onSourceError);
-    if (stdin) pcm.unpipe(stdin);
+    options.signal?.removeEventListener('abort', onAbort);
   }
 }
