@@ -1,0 +1,285 @@
+/**
+ * Contract of what happens around requests: the per-key request limit of /v1, the job state machine under
+ * races, recovery of jobs left by a dead process, retention, mounting under a path, and instance isolation.
+ * Runs once per host framework.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MemoryJobStore, TOKENS, type AvatarVideoJob, type JobStore } from '../../src/index.js';
+import { ownerOf } from '../../src/core/auth.js';
+import { avatarUid } from '../../src/core/avatars/avatar-uid.js';
+import { sourcesOf, TRANSITIONS } from '../../src/core/state-machine.js';
+import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
+import { ADAPTERS, KEYS, makeApp, type AppOptions, type TestApp } from '../helpers/apps.js';
+import { assertError, download, waitFor, waitForJob } from '../helpers/checks.js';
+import { createSeparation, createVideo, firstAvatarId, upload } from '../helpers/client.js';
+import { useHarness } from '../helpers/harness.js';
+import { RecordingBlobStore } from '../helpers/recording-blob-store.js';
+import { slowUpload } from '../helpers/slow-upload.js';
+
+const h = useHarness();
+
+const AVA = avatarUid('ava');
+
+/** A stored avatar video job as a previous process would have left it. */
+function seededJob(overrides: Partial<AvatarVideoJob>, audio: AvatarVideoJob['input']['audio'], ageMs: number): AvatarVideoJob {
+  const at = new Date(Date.now() - ageMs).toISOString();
+  return {
+    kind: 'avatarVideo',
+    uid: randomUUID(),
+    owner: ownerOf(KEYS.a),
+    status: 'pending',
+    createdAt: at,
+    updatedAt: at,
+    input: { audioUrl: 'http://example.com/speech.mp3', avatarId: AVA, dangerousFlag: false, audio, durationSec: 3 },
+    ...overrides,
+  };
+}
+
+describe('job state machine', () => {
+  it('allows only pending → ongoing → completed and non-final → error', () => {
+    assert.deepEqual(TRANSITIONS, { pending: ['ongoing', 'error'], ongoing: ['completed', 'error'], completed: [], error: [] });
+    assert.deepEqual(sourcesOf('completed'), ['ongoing']);
+    assert.deepEqual(sourcesOf('error').sort(), ['ongoing', 'pending']);
+    assert.deepEqual(sourcesOf('ongoing'), ['pending']);
+  });
+});
+
+for (const adapter of ADAPTERS) {
+  describe(`life-cycle contract over ${adapter}`, () => {
+    describe('per-key request limit on /v1', () => {
+      let app: TestApp;
+      before(async () => {
+        app = await makeApp(adapter, { concurrency: { v1RequestsPerKey: 1, maxQueuedRequestsPerKey: 0 } });
+      });
+      after(() => app.close());
+
+      it('answers 429 to a second request of a key while its first is in flight; other keys and /v2 go on', async () => {
+        const data = await readFile(h.path('speech.mp3'));
+        const first = slowUpload(app.origin, '/v1/uploads', KEYS.a, data);
+        const second = slowUpload(app.origin, '/v1/uploads', KEYS.a, data);
+        try {
+          // Exactly one of the two simultaneous uploads holds the slot; the other is refused at once.
+          const refused = await Promise.race([
+            first.response.then((r) => ({ r, which: 'first' as const })),
+            second.response.then((r) => ({ r, which: 'second' as const })),
+          ]);
+          assert.equal(refused.r.status, 429, JSON.stringify(refused.r.body));
+          assert.equal((refused.r.body as { error: { code: string } }).error.code, 'too_many_requests');
+          assert.equal(refused.r.headers['retry-after'], '1');
+          const holder = refused.which === 'first' ? second : first;
+          // While the slot is held: the same key is refused on /v1, another key is not, and /v2 has no limit.
+          assertError(await app.http.get('/v1/sourceSeparations').set('key', KEYS.a), 429, 'too_many_requests');
+          assert.equal((await app.http.get('/v1/sourceSeparations').set('key', KEYS.b)).status, 200);
+          assert.equal((await app.http.get('/v2/2davatar').set('key', KEYS.a)).status, 200);
+          holder.finish();
+          const done = await holder.response;
+          assert.equal(done.status, 201, JSON.stringify(done.body));
+        } finally {
+          first.finish();
+          second.finish();
+        }
+        // The slot is free again.
+        assert.equal((await app.http.get('/v1/sourceSeparations').set('key', KEYS.a)).status, 200);
+      });
+    });
+
+    describe('late writers', () => {
+      let app: TestApp;
+      let blobs: RecordingBlobStore;
+      let store: JobStore;
+      before(async () => {
+        const dataDir = await mkdtemp(join(tmpdir(), `va-contract-late-${adapter}-`));
+        blobs = new RecordingBlobStore(dataDir);
+        app = await makeApp(adapter, { dataDir, backends: { blobStore: blobs } });
+        store = app.instance.container.resolve<JobStore>(TOKENS.JobStore);
+      });
+      after(async () => {
+        await app.close();
+        await rm(blobs.dir, { recursive: true, force: true });
+      });
+
+      it('a worker finishing after its job was moved to error leaves it in error and drops its result', async () => {
+        const startedBefore = app.lipSync.calls;
+        const release = app.lipSync.hold();
+        let uid: string;
+        try {
+          uid = await createVideo(app, KEYS.a, { audioUrl: h.url('speech.mp3'), avatarId: AVA });
+          await app.lipSync.started(startedBefore + 1);
+          // Another process (its recovery, say) ends the job while this worker still renders.
+          const ended = await store.transition(uid, sourcesOf('error'), 'error', { failure: { code: 'interrupted', message: 'ended by the test' } });
+          assert.equal(ended?.status, 'error');
+        } finally {
+          release();
+        }
+        const from = blobs.events.length;
+        const result = await blobs.next(from, (e) => e.op === 'put' && e.contentType === 'video/mp4', 'the late result to be stored');
+        await blobs.next(from, (e) => e.op === 'delete' && e.id === result.id, 'the late result to be deleted');
+        const job = await app.http.get(`/v2/2davatar/${uid}`).set('key', KEYS.a);
+        assert.equal(job.body.status, 'error');
+        assert.deepEqual(job.body.errorReason, { code: 'interrupted', message: 'ended by the test' });
+        assert.equal(job.body.path, '');
+      });
+
+      it('the store refuses to move a final job anywhere', async () => {
+        const completed = await createVideo(app, KEYS.b, { audioUrl: h.url('speech.mp3'), avatarId: AVA });
+        const failed = await createVideo(app, KEYS.b, { audioUrl: h.url('speech.mp3'), avatarId: AVA, dangerousFlag: true });
+        const before = {
+          completed: await waitForJob(app, `/v2/2davatar/${completed}`, KEYS.b, ['completed']),
+          failed: await waitForJob(app, `/v2/2davatar/${failed}`, KEYS.b, ['error']),
+        };
+        assert.equal(await store.transition(failed, sourcesOf('completed'), 'completed'), undefined);
+        assert.equal(await store.transition(failed, ['pending', 'ongoing'], 'ongoing'), undefined);
+        assert.equal(await store.transition(completed, sourcesOf('error'), 'error', { failure: { code: 'x', message: 'x' } }), undefined);
+        assert.equal(await store.patch(completed, ['pending', 'ongoing'], { progress: { done: 1, total: 1, unit: 'x' } }), false);
+        const after = {
+          completed: (await app.http.get(`/v2/2davatar/${completed}`).set('key', KEYS.b)).body,
+          failed: (await app.http.get(`/v2/2davatar/${failed}`).set('key', KEYS.b)).body,
+        };
+        for (const which of ['completed', 'failed'] as const) {
+          assert.equal(after[which].status, before[which].status);
+          assert.equal(after[which].updatedAt, before[which].updatedAt);
+          assert.deepEqual(after[which].errorReason, before[which].errorReason);
+        }
+      });
+    });
+
+    describe('recovery at start-up', () => {
+      it('fails stale ongoing jobs as interrupted, ends overdue dangerous jobs, runs pending ones, spares live ones', async () => {
+        const dataDir = await mkdtemp(join(tmpdir(), `va-contract-recovery-${adapter}-`));
+        try {
+          const blobStore = new FsBlobStore(dataDir);
+          const audio = await blobStore.put(createReadStream(h.path('speech.mp3')), { owner: ownerOf(KEYS.a), contentType: 'audio/mpeg' });
+          const hour = 3_600_000;
+          const stale = seededJob({ status: 'ongoing', heartbeatAt: new Date(Date.now() - hour).toISOString() }, audio, hour);
+          const live = seededJob({ status: 'ongoing', heartbeatAt: new Date().toISOString() }, audio, 1000);
+          const pending = seededJob({}, audio, 2000);
+          const dangerous = seededJob({ status: 'ongoing', heartbeatAt: new Date().toISOString() }, audio, hour);
+          dangerous.input.dangerousFlag = true;
+          const jobStore = new MemoryJobStore();
+          for (const job of [stale, live, pending, dangerous]) await jobStore.create(job);
+
+          const app = await makeApp(adapter, { dataDir, backends: { jobStore }, retention: { staleJobMs: 30_000, sweepIntervalMs: 100 } });
+          try {
+            const get = (uid: string) => waitForJob(app, `/v2/2davatar/${uid}`, KEYS.a);
+            const interrupted = await get(stale.uid);
+            assert.equal(interrupted.status, 'error');
+            assert.equal((interrupted.errorReason as { code: string }).code, 'interrupted');
+            const overdue = await get(dangerous.uid);
+            assert.equal((overdue.errorReason as { code: string }).code, 'dangerous_flag');
+            const ran = await get(pending.uid);
+            assert.equal(ran.status, 'completed', JSON.stringify(ran));
+            assert.equal((await download(String(ran.path))).status, 200);
+            await sleep(300); // a few more sweeps
+            const spared = await app.http.get(`/v2/2davatar/${live.uid}`).set('key', KEYS.a);
+            assert.equal(spared.body.status, 'ongoing');
+          } finally {
+            await app.close();
+          }
+        } finally {
+          await rm(dataDir, { recursive: true, force: true });
+        }
+      });
+    });
+
+    describe('retention', () => {
+      let app: TestApp;
+      before(async () => {
+        app = await makeApp(adapter, { retention: { resultsMs: 1000, uploadsMs: 1000, sweepIntervalMs: 100 } });
+      });
+      after(() => app.close());
+
+      it('deletes results after resultsMs (their links answer 410) and uploads after uploadsMs (404, no longer an input)', async () => {
+        const [results, uploads] = await Promise.allSettled([
+          (async () => {
+            const uid = await createVideo(app, KEYS.a, { audioUrl: h.url('speech.mp3'), avatarId: AVA });
+            const job = await waitForJob(app, `/v2/2davatar/${uid}`, KEYS.a);
+            assert.equal(job.status, 'completed');
+            assert.equal((await download(String(job.path))).status, 200);
+            const gone = await waitFor('the result to be swept', async () => {
+              const res = await download(String(job.path));
+              return res.status === 200 ? undefined : res;
+            }, 10_000, 100);
+            assert.equal(gone.status, 410);
+            assert.equal(JSON.parse(gone.body.toString()).error.code, 'file_deleted');
+            assert.equal((await app.http.get(`/v2/2davatar/${uid}`).set('key', KEYS.a)).body.status, 'completed');
+          })(),
+          (async () => {
+            const file = await upload(app, KEYS.b, h.path('speech.mp3'));
+            assert.equal((await app.http.get(`/v1/uploads/${file.uid}`).set('key', KEYS.b)).status, 200);
+            await waitFor('the upload to be swept', async () => {
+              const res = await app.http.get(`/v1/uploads/${file.uid}`).set('key', KEYS.b);
+              return res.status === 404 ? res : undefined;
+            }, 10_000, 100);
+            const res = await app.http.post('/v2/2davatar').set('key', KEYS.b).send({ audioUrl: file.url, avatarId: AVA });
+            assertError(res, 400, 'not_found', ['body.audioUrl']);
+          })(),
+        ]);
+        for (const outcome of [results, uploads]) if (outcome.status === 'rejected') throw outcome.reason;
+      });
+    });
+
+    describe('mounting under a path', () => {
+      const variants: { name: string; options: AppOptions; prefix: string }[] =
+        adapter === 'express'
+          ? [
+              { name: "app.use('/media', …)", options: { mountPath: '/media' }, prefix: '/media' },
+              { name: "basePath '/api'", options: { basePath: '/api' }, prefix: '/api' },
+              { name: "app.use('/media', …) with basePath '/api'", options: { mountPath: '/media', basePath: '/api' }, prefix: '/media/api' },
+            ]
+          : [{ name: "basePath '/media'", options: { basePath: '/media' }, prefix: '/media' }];
+      for (const { name, options, prefix } of variants) {
+        it(`${name}: routes and links live under ${prefix}`, async () => {
+          const app = await makeApp(adapter, options);
+          try {
+            assert.equal((await app.http.get('/v2/avatar').set('key', KEYS.a)).status, 404);
+            const avatars = await app.http.get(`${prefix}/v2/avatar`).set('key', KEYS.a);
+            assert.equal(avatars.status, 200);
+            assert.ok(avatars.body.data[0].path.startsWith(`${app.origin}${prefix}/files/`), avatars.body.data[0].path);
+            const openapi = await app.http.get(`${prefix}/v1/openapi.json`);
+            assert.equal(openapi.body.servers[0].url, `${app.origin}${prefix}`);
+            const file = await app.http.post(`${prefix}/v1/uploads`).set('key', KEYS.a).attach('file', h.path('speech.mp3'));
+            assert.equal(file.body.url, `${app.origin}${prefix}/v1/uploads/${file.body.uid}`);
+            const created = await app.http.post(`${prefix}/v2/2davatar`).set('key', KEYS.a).send({ audioUrl: file.body.url, avatarId: AVA });
+            assert.equal(created.status, 201, created.text);
+            const job = await waitForJob(app, `${prefix}/v2/2davatar/${created.body[0].uid}`, KEYS.a);
+            assert.equal(job.status, 'completed');
+            assert.ok(String(job.path).startsWith(`${app.origin}${prefix}/files/`), String(job.path));
+            assert.equal((await download(String(job.path))).status, 200);
+          } finally {
+            await app.close();
+          }
+        });
+      }
+    });
+
+    describe('two instances in one process', () => {
+      it('share nothing: jobs, separations and uploads of one are unknown to the other, same key', async () => {
+        const [one, two] = await Promise.all([makeApp(adapter), makeApp(adapter)]);
+        try {
+          assert.equal(await firstAvatarId(one, KEYS.a), await firstAvatarId(two, KEYS.a));
+          const video = await createVideo(one, KEYS.a, { audioUrl: h.url('speech.mp3'), avatarId: AVA, dangerousFlag: true });
+          const separation = await createSeparation(one, KEYS.a, h.url('speech.mp3'));
+          const file = await upload(one, KEYS.a, h.path('speech.mp3'));
+          assertError(await two.http.get(`/v2/2davatar/${video}`).set('key', KEYS.a), 404, 'not_found');
+          assertError(await two.http.get(`/v1/sourceSeparations/${separation}`).set('key', KEYS.a), 404, 'not_found');
+          assertError(await two.http.get(`/v1/uploads/${file.uid}`).set('key', KEYS.a), 404, 'not_found');
+          assert.equal((await two.http.get('/v2/2davatar').set('key', KEYS.a)).body.total, 0);
+          const reuse = await two.http.post('/v2/2davatar').set('key', KEYS.a).send({ audioUrl: file.url, avatarId: AVA });
+          assertError(reuse, 400, 'not_found', ['body.audioUrl']);
+          assert.notEqual(one.instance.container, two.instance.container);
+          assert.notEqual(one.instance.container.resolve(TOKENS.JobStore), two.instance.container.resolve(TOKENS.JobStore));
+          await waitForJob(one, `/v1/sourceSeparations/${separation}`, KEYS.a);
+        } finally {
+          await Promise.all([one.close(), two.close()]);
+        }
+      });
+    });
+  });
+}
