@@ -1,0 +1,8 @@
+/** Built-in speech/ambience source separation: an ONNX mask net run from TypeScript (see training/separation/). */
+export { OnnxSeparationEngine } from './engine.js';
+export type { OnnxSeparationEngineOptions } from './engine.js';
+export { DEFAULT_SEPARATION_MODEL, MODEL_CONTEXT, SeparationModel } from './model.js';
+export type { SeparationModelOptions } from './model.js';
+export { StreamingSeparator, concatSamples } from './separator.js';
+export type { StreamingSeparatorOptions } from './separator.js';
+export { BINS, HOP, MODEL_RATE, NFFT, frameCount } from './stft.js';
