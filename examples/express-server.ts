@@ -1,10 +1,12 @@
 import express from 'express';
 import { virtualAnchor } from '../src/index.js';
 import { optionsFromEnv } from './config-from-env.js';
+import { demoPage } from './demo-page.js';
 
 const { options, port, devKey } = optionsFromEnv();
 const app = express();
 const media = virtualAnchor(options);
+app.use(demoPage()); // the demo page at / (examples/demo-page.ts)
 app.use(media);
 
 const server = app.listen(port, () => {

@@ -1,10 +1,12 @@
 import Koa from 'koa';
 import { virtualAnchorKoa } from '../src/index.js';
 import { optionsFromEnv } from './config-from-env.js';
+import { demoPageKoa } from './demo-page.js';
 
 const { options, port, devKey } = optionsFromEnv();
 const app = new Koa();
 const media = virtualAnchorKoa(options);
+app.use(demoPageKoa()); // the demo page at / (examples/demo-page.ts)
 app.use(media);
 
 const server = app.listen(port, () => {

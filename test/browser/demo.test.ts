@@ -1,0 +1,262 @@
+/**
+ * The demo page in a real browser (Debian's Chromium driven by playwright-core): key, avatar, upload,
+ * video job until `completed`, the video plays; a failing job shows its reason; a separation gives two
+ * audio players; the page fits a 375 px screen. Saves docs/demo.png (README) and docs/demo-mobile.png.
+ *
+ * Needs /usr/bin/chromium (Debian: `apt-get install chromium`), ffmpeg and espeak-ng.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import express from 'express';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { virtualAnchor } from '../../src/index.js';
+import { demoPage } from '../../examples/demo-page.js';
+import { buildWeb } from '../../scripts/build-web.js';
+import { FilterSeparationDouble, WaveformLipSyncDouble } from './engine-doubles.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+const KEY = 'demo-test-key';
+const DOCS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs');
+const run = promisify(execFile);
+
+// The callbacks given to page.evaluate() run in the page. The project's TypeScript is set up for Node
+// (no DOM library), so this module declares the little of the page they use.
+interface Media {
+  muted: boolean;
+  paused: boolean;
+  currentTime: number;
+  duration: number;
+  readyState: number;
+  videoWidth: number;
+  error: { message: string } | null;
+  play(): Promise<void>;
+  pause(): void;
+  addEventListener(type: string, listener: () => void, options?: { once?: boolean }): void;
+}
+declare const document: {
+  querySelectorAll(selector: string): { length: number };
+  getElementById(id: string): unknown;
+  activeElement: { blur(): void } | null;
+  documentElement: { scrollWidth: number; clientWidth: number };
+};
+declare const sessionStorage: { getItem(key: string): string | null };
+declare const window: { scrollTo(x: number, y: number): void };
+
+async function requireTool(command: string, args: string[], hint: string): Promise<void> {
+  try {
+    await run(command, args);
+  } catch (error) {
+    assert.fail(`${command} is needed by the browser test and could not be run (${(error as Error).message.split('\n')[0]}). ${hint}`);
+  }
+}
+
+test('demo page: key, avatar, upload, video job until completed and playing, failure reason, separation, phone width', { timeout: 300_000 }, async (t) => {
+  try {
+    await access(CHROMIUM);
+  } catch {
+    assert.fail(`Chromium not found at ${CHROMIUM}: the browser test drives Debian's Chromium. Install it (apt-get install chromium) or set CHROMIUM_PATH.`);
+  }
+  await requireTool('espeak-ng', ['--version'], 'Install it (apt-get install espeak-ng).');
+  await requireTool(process.env.FFMPEG_PATH ?? 'ffmpeg', ['-version'], 'Install it (apt-get install ffmpeg).');
+
+  const work = await mkdtemp(join(tmpdir(), 'virtual-anchor-demo-test-'));
+  t.after(() => rm(work, { recursive: true, force: true }));
+
+  // The page, built by the project's build into a private folder, and a speech recording.
+  const speech = join(work, 'hello-anchor.wav');
+  const [root] = await Promise.all([
+    buildWeb(join(work, 'page')),
+    run('espeak-ng', ['-s', '150', '-w', speech, 'Hello! I am your virtual anchor. This video was made from a recording uploaded in the browser.']),
+  ]);
+
+  // The example's setup in-process: the page at /, then the middleware.
+  const lipSync = new WaveformLipSyncDouble();
+  const separation = new FilterSeparationDouble();
+  const media = virtualAnchor({
+    apiKeys: [KEY],
+    dataDir: join(work, 'data'),
+    logger: false,
+    dangerousFlagDelayMs: 1500,
+    backends: { lipSync, separation },
+  });
+  const app = express();
+  app.use(demoPage({ root, buildIfMissing: false }));
+  app.use(media);
+  const server: Server = createServer(app);
+  await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
+  t.after(async () => {
+    server.closeAllConnections();
+    await new Promise((ok) => server.close(ok));
+    await media.instance.close();
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  // A real browser with a fresh profile.
+  const context: BrowserContext = await chromium.launchPersistentContext(join(work, 'profile'), {
+    executablePath: CHROMIUM,
+    args: CHROMIUM_ARGS,
+    headless: true,
+    viewport: { width: 1100, height: 900 },
+    deviceScaleFactor: 1,
+    colorScheme: 'light',
+    reducedMotion: 'reduce',
+  });
+  t.after(() => context.close());
+  const page: Page = context.pages()[0] ?? (await context.newPage());
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of 403/.test(message.text())) {
+      problems.push(`console error: ${message.text()}`);
+    }
+  });
+  const remote = new Set<string>();
+  page.on('request', (request) => {
+    if (!request.url().startsWith(base) && !request.url().startsWith('data:')) remote.add(request.url());
+  });
+
+  await page.goto(base);
+  await assert.doesNotReject(page.getByRole('heading', { name: /Virtual Anchor/ }).waitFor());
+
+  // A wrong key is refused with the service's answer; the right one opens the workspace.
+  const keyField = page.getByLabel('API key', { exact: true });
+  await keyField.fill('not-the-key');
+  await page.getByRole('button', { name: 'Connect' }).click();
+  await page.locator('#key-status[data-tone="error"]').waitFor();
+  assert.match(await page.locator('#key-status').innerText(), /did not accept this API key/);
+  assert.equal(await page.locator('#workspace').isVisible(), false);
+
+  await keyField.fill(KEY);
+  await keyField.press('Enter');
+  await page.locator('#key-status[data-tone="ok"]').waitFor();
+  assert.equal(await page.evaluate(() => sessionStorage.getItem('virtual-anchor-demo:key')), KEY);
+
+  // The catalogue: wait until every avatar has its thumbnail (generated in the background at start).
+  const cards = page.locator('.avatar');
+  await page.waitForFunction(() => {
+    const all = document.querySelectorAll('.avatar');
+    return all.length > 0 && document.querySelectorAll('.avatar img').length === all.length;
+  }, undefined, { timeout: 120_000 });
+  const names = await cards.locator('.avatar-name').allInnerTexts();
+  assert.ok(names.length >= 2, `the catalogue lists avatars: ${names.join(', ')}`);
+
+  // Pick by clicking the card; the preview shows that avatar. Arrow keys move the selection.
+  await cards.nth(0).locator('label').click();
+  assert.equal(await page.getByRole('radio', { name: names[0] }).isChecked(), true);
+  await page.locator('#avatar-preview').waitFor();
+  assert.equal(await page.locator('#avatar-preview-name').innerText(), names[0]);
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await page.getByRole('radio', { name: names[1] }).isChecked(), true);
+  assert.equal(await page.locator('#avatar-preview-name').innerText(), names[1]);
+  await page.waitForFunction(() => (document.getElementById('avatar-preview-video') as Media).readyState >= 1);
+  const chosen = names[1];
+
+  // A job that fails on purpose shows the reason the service gives.
+  await page.getByLabel('Upload a recording').first().setInputFiles(speech);
+  await page.locator('summary', { hasText: 'More options' }).click();
+  await page.getByLabel('Fail on purpose').check();
+  await page.getByRole('button', { name: 'Create video' }).click();
+  const failed = page.locator('#video-jobs .job[data-status="error"]');
+  await failed.waitFor({ timeout: 30_000 });
+  assert.match(await failed.locator('.job-error').innerText(), /dangerousFlag|on purpose|error/i);
+  assert.equal(lipSync.calls, 0, 'a dangerousFlag job runs no engine');
+
+  // The real thing: upload the recording, create the job, wait for `completed`.
+  await page.getByLabel('Fail on purpose').uncheck();
+  await page.locator('summary', { hasText: 'More options' }).click();
+  const started = Date.now();
+  await page.getByRole('button', { name: 'Create video' }).click();
+  await page.locator('#video-status[data-tone="ok"]').waitFor({ timeout: 30_000 });
+  const job = page.locator('#video-jobs .job').first();
+  assert.match(await job.locator('.job-title').innerText(), new RegExp(`${chosen} · hello-anchor\\.wav`));
+  await page.locator('#video-jobs .job[data-status="completed"]').waitFor({ timeout: 120_000 });
+  t.diagnostic(`video job completed ${Date.now() - started} ms after clicking Create video`);
+  assert.equal(lipSync.calls, 1);
+  assert.equal(await job.getAttribute('data-status'), 'completed');
+  assert.equal(await job.locator('.badge').textContent(), 'Completed');
+
+  // The video plays: H.264 + AAC decodes in this Chromium and currentTime advances.
+  const video = job.locator('video');
+  const playback = await video.evaluate(async (element: Media) => {
+    element.muted = true;
+    await element.play();
+    const start = element.currentTime;
+    await new Promise((ok) => setTimeout(ok, 1200));
+    return { start, now: element.currentTime, duration: element.duration, width: element.videoWidth, error: element.error?.message ?? null };
+  });
+  t.diagnostic(`playback: ${JSON.stringify(playback)}`);
+  assert.equal(playback.error, null);
+  assert.ok(playback.width > 0, 'the video has a decoded picture');
+  assert.ok(playback.duration > 3, `the video lasts as long as the speech (${playback.duration} s)`);
+  assert.ok(playback.now - playback.start > 0.5, `currentTime advances while playing (${playback.start} → ${playback.now})`);
+  const download = await job.getByRole('link', { name: 'Download mp4' }).getAttribute('href');
+  assert.match(download ?? '', /\/files\//);
+
+  // Source separation: upload, status, two audio players with download links.
+  await page.getByLabel('Upload a recording').nth(1).setInputFiles(speech);
+  await page.getByRole('button', { name: 'Separate' }).click();
+  const split = page.locator('#separation-jobs .job[data-status="completed"]');
+  await split.waitFor({ timeout: 60_000 });
+  assert.equal(await split.locator('audio').count(), 2);
+  for (const name of ['Speech', 'Ambience']) {
+    const audio = split.getByLabel(`${name} of the separation`);
+    await audio.evaluate((element: Media) =>
+      element.readyState >= 1 ? undefined : new Promise<void>((ok, fail) => {
+        element.addEventListener('loadedmetadata', () => ok(), { once: true });
+        element.addEventListener('error', () => fail(new Error(element.error?.message)), { once: true });
+      }),
+    );
+    assert.ok(await split.getByRole('link', { name: `Download ${name.toLowerCase()}` }).getAttribute('href'));
+  }
+
+  // Reload: the key is kept in this tab and the jobs come back from the API's lists.
+  await page.reload();
+  await page.locator('#video-jobs .job[data-status="completed"]').waitFor();
+  assert.equal(await page.locator('#video-jobs .job').count(), 2);
+  assert.equal(await page.locator('#separation-jobs .job').count(), 1);
+  await page.locator('.avatar label', { hasText: chosen }).click();
+  await page.locator('#avatar-preview').waitFor();
+
+  // Screenshot for the README: the finished video paused on a frame with speech in it.
+  await page.locator('#video-jobs .job[data-status="completed"] video').evaluate(async (element: Media) => {
+    // Played (not seeked) to a frame, so the frame is buffered and no loading spinner is drawn.
+    element.muted = true;
+    await element.play();
+    while (element.currentTime < 1.6) await new Promise((ok) => setTimeout(ok, 20));
+    element.pause();
+  });
+  await page.locator('#avatar-preview-video').evaluate(async (element: Media) => {
+    element.pause();
+    if (element.readyState < 2) await new Promise<void>((ok) => element.addEventListener('loadeddata', () => ok(), { once: true }));
+  });
+  await page.evaluate(() => document.activeElement?.blur());
+  await mkdir(DOCS, { recursive: true });
+  await page.screenshot({ path: join(DOCS, 'demo.png'), fullPage: true });
+
+  // Phone width: nothing overflows sideways.
+  await page.setViewportSize({ width: 375, height: 812 });
+  await page.evaluate(() => window.scrollTo(0, 0));
+  const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
+  assert.ok(widths.scroll <= widths.client, `no horizontal scrolling at 375 px (${widths.scroll} > ${widths.client})`);
+  await page.screenshot({ path: join(DOCS, 'demo-mobile.png'), fullPage: false });
+
+  assert.deepEqual([...remote], [], 'the page loads nothing from other hosts');
+  assert.deepEqual(problems, [], 'no script errors in the page');
+});
