@@ -16,8 +16,7 @@ const h = useHarness();
 
 /** Keys of a namespace, read with a connection of our own. */
 async function keysOf(namespace: string): Promise<string[]> {
-  const client = createClient({ url: REDIS_URL });
-  await client.connect();
+  const client = await createClient({ url: REDIS_URL }).connect();
   try {
     return await client.keys(`${namespace}::*`);
   } finally {

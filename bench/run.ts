@@ -1,0 +1,23 @@
+/**
+ * `npm run bench [section …]`: runs the bench sections (all when none is named) one after another and prints
+ * one JSON line per measured scenario on stdout. A new section is a file in bench/ exporting a
+ * {@link BenchSection}, added to {@link SECTIONS}.
+ */
+import { httpBench } from './http.js';
+import { settingsFromEnv, type BenchLine, type BenchSection } from './lib/settings.js';
+
+const SECTIONS: Record<string, BenchSection> = {
+  http: httpBench,
+};
+
+const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in SECTIONS));
+if (unknown.length > 0) {
+  console.error(`unknown bench section(s): ${unknown.join(', ')}; known: ${Object.keys(SECTIONS).join(', ')}`);
+  process.exit(2);
+}
+const settings = settingsFromEnv();
+const emit = (line: BenchLine) => process.stdout.write(`${JSON.stringify(line)}\n`);
+for (const name of wanted.length > 0 ? wanted : Object.keys(SECTIONS)) {
+  await SECTIONS[name]!(settings, emit);
+}
