@@ -3,7 +3,9 @@
  * nothing else is sent anywhere (the page loads no third-party code).
  */
 
-export type JobStatus = 'pending' | 'ongoing' | 'completed' | 'error';
+import type { JobStatus } from './poll.js';
+
+export type { JobStatus };
 
 export interface ErrorReason {
   code: string;

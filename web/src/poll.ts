@@ -1,4 +1,5 @@
-import type { JobStatus } from './api.js';
+/** The states of a job (SPEC §3); `completed` and `error` are final. */
+export type JobStatus = 'pending' | 'ongoing' | 'completed' | 'error';
 
 /** Delays of a poller: start short, grow while nothing changes, start short again after a change. */
 export const BACKOFF = { firstMs: 1000, factor: 1.6, maxMs: 15_000, maxAfterErrorMs: 30_000 } as const;
