@@ -140,8 +140,10 @@ test('demo page: key, avatar, upload, video job until completed and playing, fai
     }
   });
   const remote = new Set<string>();
+  const uploads: { key?: string }[] = [];
   page.on('request', (request) => {
     if (!request.url().startsWith(base) && !request.url().startsWith('data:')) remote.add(request.url());
+    if (request.method() === 'POST' && request.url() === `${base}/v1/uploads`) uploads.push({ key: request.headers()['key'] });
   });
 
   await page.goto(base);
@@ -204,6 +206,7 @@ test('demo page: key, avatar, upload, video job until completed and playing, fai
   await untilFinal(job, engineMs);
   t.diagnostic(`video job completed ${Date.now() - started} ms after clicking Create video`);
   assert.equal(lipSync.calls, builtIn ? 0 : 1);
+  assert.deepEqual(uploads, [{ key: KEY }, { key: KEY }], 'each job uploaded the recording with POST /v1/uploads and the key header');
   assert.equal(await job.getAttribute('data-status'), 'completed');
   assert.equal(await job.locator('.badge').textContent(), 'Completed');
 
