@@ -19,7 +19,8 @@ export function virtualAnchorKoa(options: VirtualAnchorOptions | VirtualAnchor):
       path: ctx.path,
       query: new URLSearchParams(ctx.querystring),
       headers: ctx.req.headers,
-      origin: ctx.origin,
+      // Not ctx.origin: Koa 3 returns the Origin request header there.
+      origin: `${ctx.protocol}://${ctx.host || 'localhost'}`,
       mountPath: (ctx as Context & { mountPath?: string }).mountPath ?? '',
       bodyStream: ctx.req,
       parsedBody: ctx.req.readableEnded ? (ctx.request as { body?: unknown }).body : undefined,

@@ -50,20 +50,19 @@ export class MultipartUploadPort implements UploadPort {
       const value = headers[name];
       return Array.isArray(value) ? value[0] : value;
     };
-    const createdAt = new Date();
     try {
       const upload = await receiveUpload(
         body,
         { 'content-type': first('content-type'), 'content-length': first('content-length') },
         this.blobs,
-        { owner, maxBytes: this.maxBytes, retentionMs: this.retentionMs, now: () => createdAt },
+        { owner, maxBytes: this.maxBytes, retentionMs: this.retentionMs },
       );
-      return {
-        blob: upload.blob,
-        fileName: upload.fileName,
-        createdAt: createdAt.toISOString(),
-        expiresAt: new Date(createdAt.getTime() + this.retentionMs).toISOString(),
-      };
+      // Retention counts from the moment the file was stored, the same instant GET /v1/uploads/:id reports.
+      const info = await this.blobs.stat(upload.blob.id);
+      const createdAt = info?.createdAt ?? new Date().toISOString();
+      const expiresAt = new Date(Date.parse(createdAt) + this.retentionMs).toISOString();
+      await this.blobs.setExpiry(upload.blob.id, expiresAt);
+      return { blob: upload.blob, fileName: upload.fileName, createdAt, expiresAt };
     } catch (error) {
       // The rest of a rejected upload is not worth reading: ask the client to drop the connection.
       throw toApiError(error, 'file', { connection: 'close' });
