@@ -1,7 +1,8 @@
 /**
  * The demo page in a real browser (Debian's Chromium driven by playwright-core): key, avatar, upload,
  * video job until `completed`, the video plays; a failing job shows its reason; a separation gives two
- * audio players; the page fits a 375 px screen. Saves docs/demo.png (README) and docs/demo-mobile.png.
+ * audio players; the page fits a 375 px screen. With UPDATE_SCREENSHOTS=1 it saves docs/demo.png (README) and
+ * docs/demo-mobile.png.
  *
  * Needs /usr/bin/chromium (Debian: `apt-get install chromium`), ffmpeg and espeak-ng.
  *
@@ -38,7 +39,10 @@ const CHROMIUM_ARGS = [
 ];
 const KEY = 'demo-test-key';
 const builtIn = process.env.DEMO_TEST_ENGINES === 'built-in';
-const DOCS = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs');
+// Screenshots go to docs/ (shown by the README) only when asked for, so a test run leaves the tree clean.
+const DOCS = process.env.UPDATE_SCREENSHOTS === '1'
+  ? resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs')
+  : join(tmpdir(), 'virtual-anchor-screenshots');
 const run = promisify(execFile);
 
 // The callbacks given to page.evaluate() run in the page. The project's TypeScript is set up for Node
