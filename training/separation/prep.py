@@ -1,0 +1,192 @@
+"""Builds the source pools for the separation model from Debian packages (no downloads).
+
+Speech (real recorded voices):
+  fillets-ng-data-cs  /usr/share/games/fillets-ng/sound/<level>/cs/*.ogg  (Czech game dialogue, many characters)
+  alsa-utils          /usr/share/sounds/alsa/{Front,Rear,Side}_*.wav      (one speaker; test only)
+Speech (synthetic): espeak-ng, many languages and voice variants; train/test variants are disjoint.
+Ambience: hyperrogue-music (music tracks + sound effects), sonic-pi-samples (loops, ambi incl. sung choir, drums,
+  instruments), fb-music-high (a tracker module via ffmpeg's libopenmpt), freedoom (sound effects parsed from the WAD);
+  synthetic noise is generated on the fly in mixing.py.
+
+Split: held out by source file (ambience), by level (fillets dialogue: test levels' lines, incl. their minor
+characters), by speaker (alsa voice, espeak voice variants). Output: data/pools.npz with, per (kind, split),
+one int16 array of concatenated clips plus clip offsets/categories, and data/split.json listing every file.
+"""
+import hashlib
+import json
+import os
+import random
+import struct
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+from scipy.signal import resample_poly
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.path.join(HERE, "data")
+SR = 16000
+sys.path.insert(0, os.path.join(HERE, "..", "lipsync"))
+import textgen  # noqa: E402  (pseudo-sentences per language, shared with the lip-sync recipe)
+
+
+def held_out(key, frac):
+    h = int(hashlib.sha1(key.encode()).hexdigest()[:8], 16)
+    return (h % 1000) < frac * 1000
+
+
+STATIC_FFMPEG = os.path.join(HERE, "..", "..", "node_modules", "@ffmpeg-installer", "linux-x64", "ffmpeg")
+# The static build starts in ~20 ms (Debian's in ~200 ms); Debian's has libopenmpt for tracker modules.
+FFMPEGS = [b for b in (os.environ.get("FFMPEG"), STATIC_FFMPEG, "ffmpeg") if b and (b == "ffmpeg" or os.path.exists(b))]
+
+
+def decode(path):
+    """16 kHz mono float32 (ffmpeg, else sox: ffmpeg rejects three hyperrogue Vorbis files), or None."""
+    for binary in FFMPEGS:
+        r = subprocess.run([binary, "-nostdin", "-v", "error", "-i", path, "-ac", "1", "-ar", str(SR), "-f", "f32le", "-"],
+                           capture_output=True)
+        if r.returncode == 0 and len(r.stdout) > 0:
+            return np.frombuffer(r.stdout, dtype=np.float32)
+    r = subprocess.run(["sox", path, "-r", str(SR), "-c", "1", "-t", "f32", "-"], capture_output=True)  # some Vorbis files
+    if r.returncode == 0 and len(r.stdout) > 0:
+        return np.frombuffer(r.stdout, dtype=np.float32)
+    print(f"skipped unreadable {path}", flush=True)
+    return None
+
+
+def files(root, exts):
+    out = []
+    for d, _, fs in os.walk(root):
+        for f in fs:
+            if f.lower().endswith(exts):
+                out.append(os.path.join(d, f))
+    return sorted(out)
+
+
+def freedoom_sounds(wad):
+    with open(wad, "rb") as fh:
+        data = fh.read()
+    _, n, ofs = struct.unpack("<4sii", data[:12])
+    for i in range(n):
+        pos, size, name = struct.unpack("<ii8s", data[ofs + 16 * i: ofs + 16 * i + 16])
+        name = name.rstrip(b"\0").decode("ascii", "replace")
+        if not name.startswith("DS") or size < 40:
+            continue
+        fmt, rate, count = struct.unpack("<HHI", data[pos:pos + 8])
+        if fmt != 3 or rate == 0:
+            continue
+        pcm = np.frombuffer(data[pos + 24: pos + 8 + count - 16], dtype=np.uint8).astype(np.float32)
+        pcm = (pcm - 128.0) / 128.0
+        g = np.gcd(SR, rate)
+        yield name, resample_poly(pcm, SR // g, rate // g).astype(np.float32)
+
+
+def espeak_clips(n, voices, seed):
+    import espeak_synth  # from ../lipsync: libespeak-ng through ctypes, no process per utterance
+    langs = ["en", "en-us", "de", "fr", "es", "it", "pt", "nl", "pl", "cs", "sv", "fi", "tr", "ro", "hu", "da", "hr"]
+    rng = random.Random(seed)
+    clips = []
+    for i in range(n):
+        lang, var = rng.choice(langs), rng.choice(voices)
+        text = " ".join(textgen.sentence(lang, rng) for _ in range(rng.randint(1, 3)))
+        try:
+            audio, _ = espeak_synth.synth(text, f"{lang}+{var}", rng.randint(120, 220), rng.randint(20, 80), rng.randint(20, 90))
+        except ValueError:
+            continue
+        sr = espeak_synth.SAMPLE_RATE
+        g = np.gcd(SR, sr)
+        clips.append((f"espeak:{lang}+{var}", resample_poly(audio.astype(np.float32) / 32768.0, SR // g, sr // g)))
+    return clips
+
+
+def main():
+    os.makedirs(DATA, exist_ok=True)
+    pools = {(k, s): [] for k in ("speech", "amb") for s in ("train", "test")}
+    split = {"speech": {"train": [], "test": []}, "amb": {"train": [], "test": []}}
+
+    def add(kind, sp, name, x, cat):
+        if x is None:
+            return
+        x = x.astype(np.float32)
+        if len(x) < SR // 4 or np.max(np.abs(x)) < 1e-3:
+            return
+        pools[(kind, sp)].append((x, cat))
+        split[kind][sp].append(name)
+
+    # --- real speech
+    root = "/usr/share/games/fillets-ng/sound"
+    dialogue = [f for f in files(root, (".ogg",)) if "/cs/" in f]
+    with ThreadPoolExecutor(2) as pool:
+        for f, x in zip(dialogue, pool.map(decode, dialogue)):
+            level = f[len(root) + 1:].split("/")[0]
+            add("speech", "test" if held_out(level, 0.15) else "train", f, x, "real")
+    for f in files("/usr/share/sounds/alsa", (".wav",)):
+        if "Noise" in f:
+            continue
+        add("speech", "test", f, decode(f), "real-unseen")
+    # --- espeak speech, disjoint voice variants
+    variants = sorted(os.listdir("/usr/lib/x86_64-linux-gnu/espeak-ng-data/voices/!v"))
+    test_var = [v for v in variants if held_out("v:" + v, 0.2)]
+    train_var = [v for v in variants if v not in test_var]
+    for sp, vs, n, seed in (("train", train_var, int(os.environ.get("ESPEAK_TRAIN", 600)), 1),
+                            ("test", test_var, int(os.environ.get("ESPEAK_TEST", 80)), 2)):
+        for name, x in espeak_clips(n, vs, seed):
+            add("speech", sp, name, x, "tts")
+    # --- ambience
+    for f in files("/usr/share/hyperrogue/music", (".ogg",)) + files("/usr/share/sonic-pi/samples", (".flac", ".wav")):
+        add("amb", "test" if held_out(f, 0.2) else "train", f, decode(f), ambience_category(f))
+    for f in files("/usr/share/games/frozen-bubble/snd", (".xm", ".mod", ".ogg")):
+        x = decode(f)
+        if x is None:
+            continue
+        h = len(x) * 4 // 5  # one module: its first 80 % trains, the last 20 % is held out
+        add("amb", "train", f + "#head", x[:h], "music")
+        add("amb", "test", f + "#tail", x[h:], "music")
+    for wad in files("/usr/share/games/doom", (".wad",)):
+        for name, x in freedoom_sounds(wad):
+            key = f"{os.path.basename(wad)}:{name}"
+            add("amb", "test" if held_out(key, 0.2) else "train", key, x, "sfx")
+
+    arrays = {}
+    for (kind, sp), clips in pools.items():
+        cats = sorted({c for _, c in clips})
+        lens = np.array([len(x) for x, _ in clips], dtype=np.int64)
+        arrays[f"{kind}_{sp}"] = np.clip(np.concatenate([x for x, _ in clips]) * 32767, -32768, 32767).astype(np.int16)
+        arrays[f"{kind}_{sp}_offsets"] = np.concatenate([[0], np.cumsum(lens)])
+        arrays[f"{kind}_{sp}_cat"] = np.array([cats.index(c) for _, c in clips], dtype=np.int16)
+        arrays[f"{kind}_{sp}_catnames"] = np.array(cats)
+        hours = lens.sum() / SR / 3600
+        print(f"{kind:6s} {sp:5s}: {len(clips):5d} clips, {hours:.2f} h, categories {cats}", flush=True)
+    np.savez(os.path.join(DATA, "pools.npz"), **arrays)
+    with open(os.path.join(DATA, "split.json"), "w") as fh:
+        json.dump({"espeak_test_variants": test_var, **split}, fh, indent=1)
+    write_heldout()
+
+
+def ambience_category(path):
+    b = os.path.basename(path)
+    if "/hyperrogue/" in path:
+        return "music" if b.startswith("hr") else "sfx"
+    return "music" if b.startswith(("loop_", "ambi_", "guit_", "bass_", "mehackit")) else "sfx"
+
+
+def write_heldout():
+    """models/separation/heldout.json: the held-out files that exist as plain files, for bench/separation.ts."""
+    with open(os.path.join(DATA, "split.json")) as fh:
+        split = json.load(fh)
+    amb = {"music": [], "sfx": []}
+    for f in split["amb"]["test"]:
+        if f.startswith("/") and os.path.isfile(f):
+            amb[ambience_category(f)].append(f)
+    out = {"note": "held out of training by prep.py (by level / speaker / file); used by bench/separation.ts",
+           "speech": [f for f in split["speech"]["test"] if f.startswith("/")],
+           "espeak_test_variants": split["espeak_test_variants"], "ambience": amb}
+    dst = os.path.join(HERE, "..", "..", "models", "separation", "heldout.json")
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    with open(dst, "w") as fh:
+        json.dump(out, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,104 @@
+"""Trains MaskNet on one CPU thread for a wall-clock budget.
+
+Loss: −SI-SDR(speech estimate) − 0.5·SI-SDR(mixture − speech estimate vs. mixture − speech), i.e. both stems the
+engine writes. Batches: fresh on-the-fly mixtures (mixing.example) plus 25 % codec round-trip mixtures
+(codec.py). Adam, lr 1e-3 → 5e-5 cosine over the budget, gradient clipping 5. Checkpoints to checkpoints/last.pt
+every few minutes; log to data/train_log.jsonl.
+"""
+import argparse
+import json
+import math
+import os
+import time
+
+import numpy as np
+import torch
+
+import mixing
+from model import MaskNet, separate, si_sdr
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--minutes", type=float, default=float(os.environ.get("TRAIN_MINUTES", 45)))
+    ap.add_argument("--batch", type=int, default=8)
+    ap.add_argument("--seconds", type=float, default=4.0)
+    ap.add_argument("--resume", action="store_true")
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    torch.manual_seed(0)
+    rng = np.random.default_rng(0)
+    length = int(args.seconds * mixing.SR)
+    sp, amb = mixing.load_pools("train")
+    codec = np.load(os.path.join(mixing.DATA, "codec_train.npz"))
+    cmix, csp = codec["mix"], codec["speech"]
+    vsp, vamb = mixing.load_pools("test")
+    vrng = np.random.default_rng(123)
+    val = [mixing.mix(vrng, mixing.speech_segment(vrng, vsp, 5 * mixing.SR), mixing.ambience(vrng, vamb, 5 * mixing.SR), 0.0)
+           for _ in range(32)]
+    vm = torch.from_numpy(np.stack([v[0] for v in val]))
+    vs = torch.from_numpy(np.stack([v[1] for v in val]))
+
+    model = MaskNet(c=192, h=256)
+    ckdir = os.path.join(HERE, "checkpoints")
+    os.makedirs(ckdir, exist_ok=True)
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3)
+    step, spent = 0, 0.0
+    if args.resume and os.path.exists(os.path.join(ckdir, "last.pt")):
+        ck = torch.load(os.path.join(ckdir, "last.pt"))
+        model.load_state_dict(ck["model"]); opt.load_state_dict(ck["opt"]); step, spent = ck["step"], ck["spent"]
+    else:  # input normalisation from data
+        with torch.no_grad():
+            from model import stft
+            x = torch.from_numpy(np.stack([mixing.example(rng, sp, amb, length)[0] for _ in range(32)]))
+            lp = torch.log(stft(x).abs() ** 2 + 1e-10)
+            model.mean.copy_(lp.mean((0, 2)).view(1, -1, 1))
+            model.std.copy_(lp.std((0, 2)).clamp_min(1.0).view(1, -1, 1))
+    log = open(os.path.join(mixing.DATA, "train_log.jsonl"), "a")
+    budget = args.minutes * 60
+    t0 = time.time() - spent
+    last_save, losses = time.time(), []
+    while True:
+        elapsed = time.time() - t0
+        if elapsed > budget:
+            break
+        lr = 5e-5 + 0.5 * (1e-3 - 5e-5) * (1 + math.cos(math.pi * min(1.0, elapsed / budget)))
+        for g in opt.param_groups:
+            g["lr"] = lr
+        ex = [mixing.example(rng, sp, amb, length) for _ in range(args.batch - 2)]
+        m = [e[0] for e in ex]; s = [e[1] for e in ex]
+        for i in rng.integers(0, len(cmix), 2):
+            o = int(rng.integers(0, cmix.shape[1] - length + 1))
+            m.append(cmix[i, o:o + length] / 32768.0); s.append(csp[i, o:o + length] / 32768.0)
+        m = torch.from_numpy(np.stack(m).astype(np.float32)); s = torch.from_numpy(np.stack(s).astype(np.float32))
+        est = separate(model, m)
+        loss = -si_sdr(est, s).mean() - 0.5 * si_sdr(m - est, m - s).mean()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
+        opt.step()
+        losses.append(loss.item())
+        step += 1
+        if step % 50 == 0 or time.time() - last_save > 240 or time.time() - t0 > budget:
+            with torch.no_grad():
+                model.eval()
+                e = separate(model, vm)
+                model.train()
+                imp = (si_sdr(e, vs) - si_sdr(vm, vs)).mean().item()
+            rec = {"step": step, "min": round((time.time() - t0) / 60, 2), "loss": round(float(np.mean(losses)), 3),
+                   "lr": round(lr, 6), "val_sisdri_0db": round(imp, 2)}
+            print(json.dumps(rec), flush=True)
+            log.write(json.dumps(rec) + "\n"); log.flush()
+            losses = []
+            if time.time() - last_save > 180:
+                torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step,
+                            "spent": time.time() - t0}, os.path.join(ckdir, "last.pt"))
+                last_save = time.time()
+    torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "spent": time.time() - t0},
+               os.path.join(ckdir, "last.pt"))
+
+
+if __name__ == "__main__":
+    main()
