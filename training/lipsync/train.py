@@ -1,6 +1,7 @@
 """Trains VisemeNet on data/train.npz, reports held-out frame accuracy on data/test.npz.
 
-Usage: python3 train.py [--minutes M] [--data DIR] [--out checkpoints/viseme.pt]
+Usage: python3 train.py [--steps N] [--minutes M] [--data DIR] [--out checkpoints/viseme.pt]
+The schedule is step-based (reproducible); --minutes is only a safety cap.
 Single thread on purpose (shared machine).
 """
 import argparse
@@ -38,7 +39,8 @@ def evaluate(net, feats, labels, lengths):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--minutes", type=float, default=30)
+    ap.add_argument("--steps", type=int, default=1500)
+    ap.add_argument("--minutes", type=float, default=60)
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
     ap.add_argument("--out", default=os.path.join(HERE, "checkpoints", "viseme.pt"))
     ap.add_argument("--seed", type=int, default=0)
@@ -65,8 +67,8 @@ def main():
     os.makedirs(os.path.dirname(a.out), exist_ok=True)
     next_eval = 0.0
     while True:
-        frac = (time.time() - t0) / budget
-        if frac >= 1.0:
+        frac = step / a.steps
+        if frac >= 1.0 or time.time() - t0 > budget:
             break
         for g in opt.param_groups:
             g["lr"] = 3e-3 * (0.5 * (1 + math.cos(math.pi * frac)) * 0.97 + 0.03)
