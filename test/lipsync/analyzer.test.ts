@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { OnnxMouthAnalyzer } from '../../src/inference/lipsync/onnx-mouth-analyzer.js';
+import { videoFrameCount } from '../../src/inference/lipsync/mouth-track.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'lipsync-test-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function hasTool(name: string): boolean {
+  try {
+    execFileSync(name, ['--version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** espeak-ng speech with `pad` seconds of digital silence on both sides (16-bit mono wav). */
+function synthesize(text: string, pad: number): { path: string; durationSec: number; speechSec: number } {
+  const raw = join(dir, 'speech.wav');
+  execFileSync('espeak-ng', ['-v', 'en', '-s', '130', '-w', raw, text]);
+  const wav = readFileSync(raw);
+  const rate = wav.readUInt32LE(24);
+  const dataAt = wav.indexOf('data') + 8;
+  const speech = wav.subarray(dataAt, wav.length - (wav.length - dataAt) % 2);
+  const silence = Buffer.alloc(Math.round(pad * rate) * 2);
+  const pcm = Buffer.concat([silence, speech, silence]);
+  const header = Buffer.alloc(44);
+  header.write('RIFF', 0);
+  header.writeUInt32LE(36 + pcm.length, 4);
+  header.write('WAVEfmt ', 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write('data', 36);
+  header.writeUInt32LE(pcm.length, 40);
+  const path = join(dir, 'padded.wav');
+  writeFileSync(path, Buffer.concat([header, pcm]));
+  return { path, durationSec: pcm.length / 2 / rate, speechSec: speech.length / 2 / rate };
+}
+
+const espeak = hasTool('espeak-ng');
+
+test('"papa mama": closed in the silences, open in speech, closures at p/m', { skip: !espeak && 'espeak-ng missing' }, async () => {
+  const fps = 25;
+  const pad = 1;
+  const { path, durationSec, speechSec } = synthesize('papa mama', pad);
+  const analyzer = new OnnxMouthAnalyzer();
+  const { shapes, frames } = await analyzer.analyzeDetailed(path, fps);
+  assert.equal(shapes.length, videoFrameCount(durationSec, fps));
+  assert.equal(frames, Math.ceil((durationSec * 16000) / 160));
+
+  const silenceEnd = Math.floor((pad - 0.1) * fps); // frames fully inside the leading silence
+  const trailingStart = Math.ceil((pad + speechSec + 0.25) * fps);
+  for (const i of [...Array(silenceEnd).keys(), ...Array.from({ length: shapes.length - trailingStart }, (_, k) => trailingStart + k)]) {
+    assert.ok(shapes[i].open < 0.1 && shapes[i].closed > 0.8, `frame ${i} in silence: ${JSON.stringify(shapes[i])}`);
+  }
+  const speech = shapes.slice(Math.ceil(pad * fps), Math.floor((pad + speechSec) * fps));
+  const meanOpen = speech.reduce((s, m) => s + m.open, 0) / speech.length;
+  assert.ok(meanOpen > 0.2, `mean openness in speech ${meanOpen}`);
+  assert.ok(Math.max(...speech.map((m) => m.open)) > 0.5);
+  // p-a-p-a m-a-m-a: the lips close between the open vowels at least three times
+  let closures = 0;
+  for (let i = 1; i < speech.length; i++) if (speech[i].closed > 0.5 && speech[i - 1].closed <= 0.5) closures++;
+  assert.ok(closures >= 3, `closures ${closures}: ${speech.map((m) => m.closed.toFixed(2)).join(' ')}`);
+});
