@@ -72,3 +72,8 @@ test('"papa mama": closed in the silences, open in speech, closures at p/m', { s
   for (let i = 1; i < speech.length; i++) if (speech[i].closed > 0.5 && speech[i - 1].closed <= 0.5) closures++;
   assert.ok(closures >= 3, `closures ${closures}: ${speech.map((m) => m.closed.toFixed(2)).join(' ')}`);
 });
+
+test('an aborted signal rejects the analysis', { skip: !espeak && 'espeak-ng missing' }, async () => {
+  const { path } = synthesize('hello', 0.2);
+  await assert.rejects(new OnnxMouthAnalyzer().analyze(path, 25, AbortSignal.abort()));
+});

@@ -5,7 +5,7 @@
  * Memory: the features (16 KB per second) and posteriors (3.6 KB per second), never the audio.
  */
 import type { Readable } from 'node:stream';
-import { decodeAudio, resolveMediaBinaries, type MediaBinaries } from '../media/index.js';
+import { decodeAudio, probeMedia, resolveMediaBinaries, type MediaBinaries } from '../media/index.js';
 import { LogMelExtractor, N_MELS, SAMPLE_RATE } from './features.js';
 import type { MouthShape, MouthTrackAnalyzer } from './mouth.js';
 import { mouthTrack, videoFrameCount, type MouthTrackOptions } from './mouth-track.js';
@@ -18,6 +18,13 @@ export interface OnnxMouthAnalyzerOptions {
   binaries?: MediaBinaries;
   mouth?: MouthTrackOptions;
   chunks?: ChunkOptions;
+  /**
+   * Where `duration` in `ceil(duration * fps)` comes from: `'probe'` (default) uses ffprobe's
+   * container duration — the one the rest of the pipeline renders with — falling back to the
+   * decoded length; `'decoded'` uses the number of decoded samples. They differ by a few ms for
+   * lossy formats (encoder delay/padding).
+   */
+  duration?: 'probe' | 'decoded';
 }
 
 /** What the analysis produced, for callers that want more than the shapes (bench, debugging). */
@@ -26,7 +33,10 @@ export interface MouthAnalysis {
   /** `[frames * 9]` viseme posteriors at 100 frames/s. */
   posteriors: Float32Array;
   frames: number;
+  /** Duration used for the frame count (see {@link OnnxMouthAnalyzerOptions.duration}). */
   durationSec: number;
+  /** Decoded audio length in seconds. */
+  decodedSec: number;
 }
 
 export class OnnxMouthAnalyzer implements MouthTrackAnalyzer {
@@ -45,15 +55,21 @@ export class OnnxMouthAnalyzer implements MouthTrackAnalyzer {
     const modelLoad = VisemeModel.load(this.options.modelPath);
     this.binaries ??= resolveMediaBinaries();
     const binaries = await this.binaries;
+    const probed =
+      this.options.duration === 'decoded'
+        ? Promise.resolve(0)
+        : probeMedia(audioPath, binaries, { signal }).then((p) => p.durationSec, () => 0);
     const pcm = decodeAudio(audioPath, { sampleRate: SAMPLE_RATE, channels: 1, signal }, binaries);
     const extractor = await extractFeatures(pcm, signal);
     const features = extractor.features();
     const frames = features.length / N_MELS;
-    const durationSec = extractor.samplesSeen / SAMPLE_RATE;
+    const decodedSec = extractor.samplesSeen / SAMPLE_RATE;
+    const probedSec = await probed;
+    const durationSec = probedSec > 0 ? probedSec : decodedSec;
     const model = await modelLoad;
     const posteriors = await model.posteriors(features, frames, this.options.chunks, signal);
     const shapes = mouthTrack(posteriors, frames, fps, videoFrameCount(durationSec, fps), this.options.mouth);
-    return { shapes, posteriors, frames, durationSec };
+    return { shapes, posteriors, frames, durationSec, decodedSec };
   }
 }
 
