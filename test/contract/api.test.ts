@@ -4,15 +4,17 @@
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { readdir, stat } from 'node:fs/promises';
+import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { avatarListItemSchema, avatarSchema } from '../../src/core/schemas/avatar.js';
 import { uploadSchema } from '../../src/core/schemas/upload.js';
-import { ADAPTERS, KEYS, makeApp, type TestApp } from '../helpers/apps.js';
+import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { ISO_MS, UUID, assertError, assertKeys, download, waitForJob } from '../helpers/checks.js';
 import { createSeparation, createVideo, firstAvatarId, upload } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
+import { slowUpload } from '../helpers/slow-upload.js';
 
 const h = useHarness();
 
@@ -27,7 +29,7 @@ async function blobsOnDisk(app: TestApp): Promise<string[]> {
 }
 
 for (const adapter of ADAPTERS) {
-  describe(`API contract over ${adapter}`, () => {
+  describe(`API contract over ${adapter}`, { timeout: SUITE_TIMEOUT_MS }, () => {
     let app: TestApp;
     before(async () => {
       app = await makeApp(adapter, { limits: { maxUploadBytes: UPLOAD_LIMIT } });
@@ -129,15 +131,15 @@ for (const adapter of ADAPTERS) {
     describe('links', () => {
       it("derive from the request's own origin, not from an Origin header", async () => {
         const check = (body: { servers: { url: string }[] }) => assert.equal(body.servers[0]!.url, app.origin);
-        check((await app.raw.get('/v1/openapi.json')).body);
-        check((await app.raw.get('/v1/openapi.json').set('origin', 'http://evil.example')).body);
+        check((await app.http.get('/v1/openapi.json')).body);
+        check((await app.http.get('/v1/openapi.json').set('origin', 'http://evil.example')).body);
         for (const origin of [undefined, 'http://evil.example']) {
-          const req = app.raw.get('/v2/avatar?perPage=1').set('key', KEYS.a);
+          const req = app.http.get('/v2/avatar?perPage=1').set('key', KEYS.a);
           const res = origin ? await req.set('origin', origin) : await req;
           assert.ok(res.body.data[0].path.startsWith(`${app.origin}/files/`), `Origin ${origin}: ${res.body.data[0].path}`);
           const file = origin
-            ? await app.raw.post('/v1/uploads').set('key', KEYS.a).set('origin', origin).attach('file', h.path('speech.mp3'))
-            : await app.raw.post('/v1/uploads').set('key', KEYS.a).attach('file', h.path('speech.mp3'));
+            ? await app.http.post('/v1/uploads').set('key', KEYS.a).set('origin', origin).attach('file', h.path('speech.mp3'))
+            : await app.http.post('/v1/uploads').set('key', KEYS.a).attach('file', h.path('speech.mp3'));
           assert.equal(file.body.url, `${app.origin}/v1/uploads/${file.body.uid}`);
         }
       });
@@ -204,6 +206,10 @@ for (const adapter of ADAPTERS) {
         assert.notEqual(second.body.data[0].uid, first.body.data[0].uid);
         const last = await app.http.get('/v2/avatar?perPage=2&page=2').set('key', KEYS.a);
         assert.deepEqual([last.body.nextPage, last.body.data.length], [null, 1]);
+        const lastExactly = await app.http.get('/v2/avatar?perPage=1&page=3').set('key', KEYS.a);
+        assert.deepEqual([lastExactly.body.nextPage, lastExactly.body.data.length], [null, 1]);
+        const all = await app.http.get('/v2/avatar?perPage=3').set('key', KEYS.a);
+        assert.deepEqual([all.body.nextPage, all.body.data.length], [null, 3]);
         const beyond = await app.http.get('/v2/avatar?perPage=1&page=9').set('key', KEYS.a);
         assert.equal(beyond.status, 200);
         assert.deepEqual([beyond.body.total, beyond.body.nextPage, beyond.body.data], [3, null, []]);
@@ -252,7 +258,18 @@ for (const adapter of ADAPTERS) {
         assert.ok(Date.parse(res.body.createdAt) >= before - 1000);
         const again = await app.http.get(`/v1/uploads/${res.body.uid}`).set('key', KEYS.c);
         assert.equal(again.status, 200);
-        assert.deepEqual({ ...again.body }, { ...res.body });
+        assert.deepEqual({ ...again.body, createdAt: undefined }, { ...res.body, createdAt: undefined });
+      });
+
+      it('reports the same createdAt on POST and on GET of an upload that took a while to arrive', async () => {
+        const sending = slowUpload(app.origin, '/v1/uploads', KEYS.c, await readFile(h.path('speech.mp3')));
+        await sleep(150);
+        sending.finish();
+        const created = await sending.response;
+        assert.equal(created.status, 201, JSON.stringify(created.body));
+        const body = created.body as { uid: string; createdAt: string };
+        const fetched = await app.http.get(`/v1/uploads/${body.uid}`).set('key', KEYS.c);
+        assert.equal(fetched.body.createdAt, body.createdAt);
       });
 
       it('the url works as audioUrl and audioUri for the same key only', async () => {
@@ -270,13 +287,17 @@ for (const adapter of ADAPTERS) {
         assert.equal((await app.http.get(`/v1/uploads/${file.uid}`).set('key', KEYS.c)).status, 200);
       });
 
-      it('answers 400 when the file part is missing, misnamed or empty', async () => {
+      it('answers 400 when the file part is missing, misnamed, empty or repeated, and keeps no blob', async () => {
+        const blobs = await blobsOnDisk(app);
         const noFile = await app.http.post('/v1/uploads').set('key', KEYS.c).field('note', 'hello');
         assertError(noFile, 400, 'missing_file');
         const misnamed = await app.http.post('/v1/uploads').set('key', KEYS.c).attach('audio', h.path('speech.mp3'));
         assertError(misnamed, 400, 'missing_file');
         const empty = await app.http.post('/v1/uploads').set('key', KEYS.c).attach('file', Buffer.alloc(0), 'empty.wav');
         assertError(empty, 400, 'missing_file');
+        const twice = await app.http.post('/v1/uploads').set('key', KEYS.c).attach('file', h.path('speech.mp3')).attach('file', h.path('speech.mp3'));
+        assertError(twice, 400, 'too_many_files');
+        assert.deepEqual(await blobsOnDisk(app), blobs);
       });
 
       it('answers 400 to a JSON (not multipart) body', async () => {

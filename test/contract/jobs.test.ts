@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { createVirtualAnchor } from '../../src/index.js';
 import { avatarVideoCreatedSchema, avatarVideoSchema } from '../../src/core/schemas/avatar-video.js';
 import { separationCreatedSchema, separationSchema } from '../../src/core/schemas/separation.js';
-import { ADAPTERS, KEYS, makeApp, type TestApp } from '../helpers/apps.js';
+import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError, assertKeys, assertStamps, download, saveTo, UUID, waitForJob } from '../helpers/checks.js';
 import { createSeparation, createVideo, firstAvatarId } from '../helpers/client.js';
 import { FakeLipSyncEngine, FakeSeparationEngine } from '../helpers/engines.js';
@@ -33,7 +33,7 @@ const CREATED_SEPARATION_KEYS = ['uid', 'audioUri', 'status', 'createdAt', 'upda
 const SEPARATION_KEYS = ['uid', 'audioUri', 'path', 'taskId', 'status', 'createdAt', 'updatedAt'];
 
 for (const adapter of ADAPTERS) {
-  describe(`job contract over ${adapter}`, () => {
+  describe(`job contract over ${adapter}`, { timeout: SUITE_TIMEOUT_MS }, () => {
     let app: TestApp;
     let avatarId: string;
     before(async () => {

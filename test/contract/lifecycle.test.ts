@@ -16,7 +16,7 @@ import { ownerOf } from '../../src/core/auth.js';
 import { avatarUid } from '../../src/core/avatars/avatar-uid.js';
 import { sourcesOf, TRANSITIONS } from '../../src/core/state-machine.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
-import { ADAPTERS, KEYS, makeApp, type AppOptions, type TestApp } from '../helpers/apps.js';
+import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type AppOptions, type TestApp } from '../helpers/apps.js';
 import { assertError, download, waitFor, waitForJob } from '../helpers/checks.js';
 import { createSeparation, createVideo, firstAvatarId, upload } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
@@ -52,7 +52,7 @@ describe('job state machine', () => {
 });
 
 for (const adapter of ADAPTERS) {
-  describe(`life-cycle contract over ${adapter}`, () => {
+  describe(`life-cycle contract over ${adapter}`, { timeout: SUITE_TIMEOUT_MS }, () => {
     describe('per-key request limit on /v1', () => {
       let app: TestApp;
       before(async () => {
@@ -69,6 +69,7 @@ for (const adapter of ADAPTERS) {
           const refused = await Promise.race([
             first.response.then((r) => ({ r, which: 'first' as const })),
             second.response.then((r) => ({ r, which: 'second' as const })),
+            sleep(5000).then(() => assert.fail('neither of two simultaneous requests of one key was refused within 5 s')),
           ]);
           assert.equal(refused.r.status, 429, JSON.stringify(refused.r.body));
           assert.equal((refused.r.body as { error: { code: string } }).error.code, 'too_many_requests');

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createClient } from '@keyv/redis';
 import { RedisJobStore, TOKENS } from '../../src/index.js';
-import { ADAPTERS, KEYS, makeApp, type TestApp } from '../helpers/apps.js';
+import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { useHarness } from '../helpers/harness.js';
 import { jobListContract } from './job-lists.js';
 
@@ -25,7 +25,7 @@ async function keysOf(namespace: string): Promise<string[]> {
 }
 
 for (const adapter of ADAPTERS) {
-  describe(`job lists in Redis over ${adapter}`, () => {
+  describe(`job lists in Redis over ${adapter}`, { timeout: SUITE_TIMEOUT_MS }, () => {
     const namespace = `test-${randomUUID()}`;
     let app: TestApp;
     before(async () => {

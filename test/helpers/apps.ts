@@ -14,6 +14,9 @@ import { BINARIES } from './media.js';
 export const ADAPTERS = ['express', 'koa'] as const;
 export type Adapter = (typeof ADAPTERS)[number];
 
+/** Time limit of one adapter's suite in a contract file: a hung request fails the suite instead of stalling the run. */
+export const SUITE_TIMEOUT_MS = 120_000;
+
 /** API keys every test app accepts. Each test area uses its own key so background jobs never mix. */
 export const KEYS = {
   a: 'test-key-alpha',
@@ -35,14 +38,8 @@ export interface TestApp {
   instance: VirtualAnchor;
   /** `http://127.0.0.1:<port>` */
   origin: string;
-  /**
-   * supertest bound to the server (requests reach the real listener, so links in responses are usable).
-   * It sends `Origin: <origin>` as a browser would, which keeps link-following tests meaningful while
-   * Koa 3 reads the link base from that header (see `raw` and the test on link origins).
-   */
+  /** supertest bound to the server (requests reach the real listener, so links in responses are usable). */
   http: request.Agent;
-  /** supertest bound to the server, sending no default headers. */
-  raw: request.Agent;
   dataDir: string;
   /** The engine doubles used unless `backends` named others. */
   lipSync: FakeLipSyncEngine;
@@ -97,8 +94,7 @@ export async function makeApp(adapter: Adapter, options: AppOptions = {}): Promi
     adapter,
     instance,
     origin,
-    http: request.agent(server).set('origin', origin),
-    raw: request.agent(server),
+    http: request.agent(server),
     dataDir,
     lipSync,
     separation,
