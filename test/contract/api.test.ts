@@ -98,6 +98,13 @@ for (const adapter of ADAPTERS) {
         }
       });
 
+      it('answers 404 for a separation uid on the video route and a video uid on the separation route', async () => {
+        const video = routes.find((r) => r.path.startsWith('/v2/2davatar/'))!.path.split('/').pop();
+        const separation = routes.find((r) => r.path.startsWith('/v1/sourceSeparations/'))!.path.split('/').pop();
+        assertError(await app.http.get(`/v2/2davatar/${separation}`).set('key', KEYS.a), 404, 'not_found');
+        assertError(await app.http.get(`/v1/sourceSeparations/${video}`).set('key', KEYS.a), 404, 'not_found');
+      });
+
       it('answers 404 for unknown job, separation and upload ids', async () => {
         for (const path of [`/v2/2davatar/${randomUUID()}`, `/v1/sourceSeparations/${randomUUID()}`, '/v1/uploads/no-such-upload']) {
           assertError(await app.http.get(path).set('key', KEYS.a), 404, 'not_found');

@@ -226,6 +226,83 @@ for (const adapter of ADAPTERS) {
       });
     });
 
+    describe('link lifetime', () => {
+      it('a signed link answers 410 link_expired after linkTtlMs; a fresh fetch hands out a working one', async () => {
+        const app = await makeApp(adapter, { retention: { linkTtlMs: 300 } });
+        try {
+          const avatar = async () => (await app.http.get(`/v2/avatar/${AVA}`).set('key', KEYS.a)).body as { thumbnailPath: string };
+          const old = await avatar();
+          assert.equal((await download(old.thumbnailPath)).status, 200);
+          const expires = Number(new URL(old.thumbnailPath).searchParams.get('expires'));
+          await sleep(Math.max(0, expires - Date.now()) + 50);
+          const expired = await download(old.thumbnailPath);
+          assert.equal(expired.status, 410);
+          assert.equal(JSON.parse(expired.body.toString()).error.code, 'link_expired');
+          assert.equal((await download((await avatar()).thumbnailPath)).status, 200);
+        } finally {
+          await app.close();
+        }
+      });
+    });
+
+    describe('shutdown and restart', () => {
+      it('close() ends running jobs as error (shutdown) and leaves queued ones pending; a restart on the same store runs them', async () => {
+        const dataDir = await mkdtemp(join(tmpdir(), `va-contract-restart-${adapter}-`));
+        const jobStore = new MemoryJobStore();
+        try {
+          const first = await makeApp(adapter, { dataDir, backends: { jobStore } });
+          let running: string;
+          let queued: string;
+          try {
+            first.lipSync.hold();
+            running = await createVideo(first, KEYS.a, { audioUrl: h.url('speech.mp3'), avatarId: AVA });
+            queued = await createVideo(first, KEYS.a, { audioUrl: h.url('speech.mp3'), avatarId: AVA });
+            await first.lipSync.started(1);
+            assert.equal((await jobStore.get(queued))?.status, 'pending');
+          } finally {
+            await first.close();
+          }
+          const ended = await jobStore.get(running);
+          assert.equal(ended?.status, 'error');
+          assert.equal(ended?.failure?.code, 'shutdown');
+          assert.equal((await jobStore.get(queued))?.status, 'pending');
+
+          const second = await makeApp(adapter, { dataDir, backends: { jobStore } });
+          try {
+            const job = await waitForJob(second, `/v2/2davatar/${queued}`, KEYS.a);
+            assert.equal(job.status, 'completed', JSON.stringify(job));
+            assert.equal((await download(String(job.path))).status, 200);
+            const still = await second.http.get(`/v2/2davatar/${running}`).set('key', KEYS.a);
+            assert.equal(still.body.status, 'error');
+            assert.equal(still.body.errorReason.code, 'shutdown');
+          } finally {
+            await second.close();
+          }
+        } finally {
+          await rm(dataDir, { recursive: true, force: true });
+        }
+      });
+    });
+
+    describe('host body parser', () => {
+      it('jobs are created the same behind a JSON body parser', async () => {
+        const app = await makeApp(adapter, { jsonBodyParser: true });
+        try {
+          const video = await createVideo(app, KEYS.a, { audioUrl: h.url('speech.mp3'), avatarId: AVA });
+          const separation = await createSeparation(app, KEYS.a, h.url('speech.mp3'));
+          const missing = await app.http.post('/v2/2davatar').set('key', KEYS.a).send({ avatarId: AVA });
+          assertError(missing, 400, 'validation_failed', ['body.audioUrl']);
+          const text = await app.http.post('/v2/2davatar').set('key', KEYS.a).set('content-type', 'text/plain').send('x');
+          assertError(text, 415, 'unsupported_media_type');
+          assert.equal((await app.http.post('/v1/uploads').set('key', KEYS.a).attach('file', h.path('speech.mp3'))).status, 201);
+          assert.equal((await waitForJob(app, `/v2/2davatar/${video}`, KEYS.a)).status, 'completed');
+          assert.equal((await waitForJob(app, `/v1/sourceSeparations/${separation}`, KEYS.a)).status, 'completed');
+        } finally {
+          await app.close();
+        }
+      });
+    });
+
     describe('mounting under a path', () => {
       const variants: { name: string; options: AppOptions; prefix: string }[] =
         adapter === 'express'

@@ -30,7 +30,23 @@ export const KEYS = {
 export interface AppOptions extends Partial<VirtualAnchorOptions> {
   /** Express only: `app.use(mountPath, middleware)`. Koa has no mount in core; use `basePath` there. */
   mountPath?: string;
+  /** Put a JSON body parser in front of the middleware (`express.json()`; for Koa, one like koa-bodyparser). */
+  jsonBodyParser?: boolean;
 }
+
+/** What koa-bodyparser does for JSON, in a few lines (the package is not a dependency). */
+const koaJsonBody: Koa.Middleware = async (ctx, next) => {
+  if (ctx.is('application/json')) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.req) chunks.push(chunk as Buffer);
+    try {
+      (ctx.request as { body?: unknown }).body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      ctx.throw(400, 'invalid JSON');
+    }
+  }
+  await next();
+};
 
 /** A running host app with one fresh instance of the middleware, listening on 127.0.0.1. */
 export interface TestApp {
@@ -56,7 +72,7 @@ const open = new Set<TestApp>();
  * Resolves once the instance is ready and the avatar assets exist.
  */
 export async function makeApp(adapter: Adapter, options: AppOptions = {}): Promise<TestApp> {
-  const { mountPath, backends, ...rest } = options;
+  const { mountPath, jsonBodyParser, backends, ...rest } = options;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), `va-contract-${adapter}-`)));
   const lipSync = new FakeLipSyncEngine();
   const separation = new FakeSeparationEngine();
@@ -77,6 +93,7 @@ export async function makeApp(adapter: Adapter, options: AppOptions = {}): Promi
     const middleware = virtualAnchor(serviceOptions);
     instance = middleware.instance;
     const app = express();
+    if (jsonBodyParser) app.use(express.json());
     if (mountPath) app.use(mountPath, middleware);
     else app.use(middleware);
     server = createServer(app);
@@ -85,6 +102,11 @@ export async function makeApp(adapter: Adapter, options: AppOptions = {}): Promi
     const middleware = virtualAnchorKoa(serviceOptions);
     instance = middleware.instance;
     const app = new Koa();
+    // Koa logs a stream body cut off by the client (here: a test closing the app right after a download) as an error.
+    app.on('error', (error: Error & { code?: string }) => {
+      if (error.code !== 'ERR_STREAM_PREMATURE_CLOSE') console.error('Koa app error:', error);
+    });
+    if (jsonBodyParser) app.use(koaJsonBody);
     app.use(middleware);
     server = createServer(app.callback());
   }

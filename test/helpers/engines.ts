@@ -11,6 +11,14 @@ import type {
 } from '../../src/inference/engines.js';
 import { ffmpeg, fixtures } from './media.js';
 
+/** Settles (never resolves) when `signal` aborts, so a held run still honours an abort. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
+}
+
 /** How an engine double behaves on its next runs; change it between tests. */
 export interface EngineBehaviour {
   /** Wait this long before working (abortable). */
@@ -58,7 +66,8 @@ abstract class EngineDouble {
     this.calls++;
     this.notify();
     try {
-      if (this.gate) await this.gate.opened;
+      if (this.gate) await Promise.race([this.gate.opened, aborted(context.signal)]);
+      context.signal.throwIfAborted();
       const { delayMs, failWith } = this.behaviour;
       if (delayMs) await sleep(delayMs, undefined, { signal: context.signal });
       context.signal.throwIfAborted();
