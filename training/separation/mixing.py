@@ -60,7 +60,7 @@ def rir(rng):
 
 
 def synth_noise(rng, length):
-    kind = rng.integers(4)
+    kind = rng.integers(6)
     w = rng.standard_normal(length + 1024).astype(np.float32)
     if kind == 0:  # white-ish with a random tilt
         x = lfilter([1.0], [1.0, -rng.uniform(-0.5, 0.95)], w)
@@ -70,6 +70,17 @@ def synth_noise(rng, length):
         x = lfilter(b, a, w)
     elif kind == 2:  # brown / rumble
         x = lfilter([1.0], [1.0, -0.995], w)
+    elif kind >= 4:  # steady or beeping tones (whistles, alarms, test tones, drones), possibly gliding
+        t = np.arange(length + 1024) / SR
+        x = np.zeros_like(t)
+        for _ in range(rng.integers(1, 5)):
+            f = np.exp(rng.uniform(np.log(80), np.log(7000)))
+            glide = 1 + (rng.uniform(-0.3, 0.3) * t / t[-1] if rng.random() < 0.3 else 0)
+            x = x + rng.uniform(0.2, 1) * np.sin(2 * np.pi * f * glide * t + rng.uniform(0, 6.3))
+        if kind == 5:  # on/off gating
+            period = rng.uniform(0.2, 2.0)
+            x = x * ((t % period) < period * rng.uniform(0.3, 0.8))
+        x = x + 0.01 * w
     else:  # mains hum + harmonics over a noise floor
         t = np.arange(length + 1024) / SR
         f0 = rng.choice([50.0, 60.0])
@@ -97,7 +108,7 @@ def amb_segment(rng, pool, length, idx=None):
     return out
 
 
-def ambience(rng, pool, length, p_noise=0.15):
+def ambience(rng, pool, length, p_noise=0.25):
     if rng.random() < p_noise:
         a = synth_noise(rng, length)
     else:

@@ -171,13 +171,17 @@ def ambience_category(path):
     return "music" if b.startswith(("loop_", "ambi_", "guit_", "bass_", "mehackit")) else "sfx"
 
 
+def ffmpeg_reads(path):
+    return subprocess.run([FFMPEGS[0], "-v", "error", "-i", path, "-t", "1", "-f", "null", "-"], capture_output=True).returncode == 0
+
+
 def write_heldout():
     """models/separation/heldout.json: the held-out files that exist as plain files, for bench/separation.ts."""
     with open(os.path.join(DATA, "split.json")) as fh:
         split = json.load(fh)
     amb = {"music": [], "sfx": []}
     for f in split["amb"]["test"]:
-        if f.startswith("/") and os.path.isfile(f):
+        if f.startswith("/") and os.path.isfile(f) and ffmpeg_reads(f):  # the bench decodes with ffmpeg
             amb[ambience_category(f)].append(f)
     out = {"note": "held out of training by prep.py (by level / speaker / file); used by bench/separation.ts",
            "speech": [f for f in split["speech"]["test"] if f.startswith("/")],
