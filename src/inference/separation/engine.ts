@@ -43,9 +43,17 @@ export interface OnnxSeparationEngineOptions {
   executionProviders?: string[];
   /** Seconds of audio per model run (default 8; memory grows with it, not with the input). */
   chunkSeconds?: number;
+  /**
+   * Longest input accepted, in seconds (default {@link MAX_SEPARATION_SECONDS}); longer inputs reject with an Error.
+   * Memory does not grow with the length; this bounds the time a job holds a worker. Check it at creation too (400).
+   */
+  maxDurationSec?: number;
   /** Where the execution provider in use is logged (info) once per model load (default: console.info). */
   logger?: Pick<Logger, 'info'>;
 }
+
+/** Default longest input: 1 hour (about 2–3 minutes of one CPU core at the measured ≥ 20× real time). */
+export const MAX_SEPARATION_SECONDS = 3600;
 
 const CONTENT_TYPES = { wav: 'audio/wav', mp3: 'audio/mpeg' } as const;
 
@@ -83,6 +91,11 @@ export class OnnxSeparationEngine implements SeparationEngine {
     const binaries = await this.binariesPromise;
     const probe = await probeMedia(input.audioPath, binaries, { signal });
     if (!probe.audio) throw new Error('the input has no audio stream: there is nothing to separate');
+    const maxSec = this.options.maxDurationSec ?? MAX_SEPARATION_SECONDS;
+    const durationSec = Math.max(input.durationSec, probe.durationSec);
+    if (durationSec > maxSec) {
+      throw new Error(`the input lasts ${durationSec.toFixed(1)} s, longer than the ${maxSec} s separation limit`);
+    }
     const sampleRate = probe.audio.sampleRate > 0 ? probe.audio.sampleRate : 44100;
     let channels = probe.audio.channels > 0 ? probe.audio.channels : 1;
     if (this.format === 'mp3') channels = Math.min(channels, 2); // mp3 carries at most two channels

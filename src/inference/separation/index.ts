@@ -1,5 +1,5 @@
 /** Built-in speech/ambience source separation: an ONNX mask net run from TypeScript (see training/separation/). */
-export { OnnxSeparationEngine } from './engine.js';
+export { MAX_SEPARATION_SECONDS, OnnxSeparationEngine } from './engine.js';
 export type { OnnxSeparationEngineOptions } from './engine.js';
 export { DEFAULT_SEPARATION_MODEL, MODEL_CONTEXT, SeparationModel } from './model.js';
 export type { SeparationModelOptions } from './model.js';
