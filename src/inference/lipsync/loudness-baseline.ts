@@ -20,7 +20,7 @@ export interface LoudnessThresholds {
 }
 
 /** From training/lipsync/results.json, `baseline_thresholds_db`. */
-export const DEFAULT_LOUDNESS_THRESHOLDS: Readonly<LoudnessThresholds> = Object.freeze({ rest: -19, c: 6, d: 6 });
+export const DEFAULT_LOUDNESS_THRESHOLDS: Readonly<LoudnessThresholds> = Object.freeze({ rest: -19, c: -1, d: 0 });
 
 /** Per-frame RMS (100 frames/s) of 16 kHz samples. */
 export function frameRms(samples: ArrayLike<number>): Float64Array {
