@@ -20,7 +20,7 @@ function hasTool(name: string): boolean {
 }
 
 /** espeak-ng speech with `pad` seconds of digital silence on both sides (16-bit mono wav). */
-function synthesize(text: string, pad: number): { path: string; durationSec: number; speechSec: number } {
+function synthesize(text: string, pad: number): { path: string; durationSec: number; speechSec: number; onsetSec: number } {
   const raw = join(dir, 'speech.wav');
   execFileSync('espeak-ng', ['-v', 'en', '-s', '130', '-w', raw, text]);
   const wav = readFileSync(raw);
@@ -44,7 +44,9 @@ function synthesize(text: string, pad: number): { path: string; durationSec: num
   header.writeUInt32LE(pcm.length, 40);
   const path = join(dir, 'padded.wav');
   writeFileSync(path, Buffer.concat([header, pcm]));
-  return { path, durationSec: pcm.length / 2 / rate, speechSec: speech.length / 2 / rate };
+  let first = 0;
+  while (first * 2 < speech.length && Math.abs(speech.readInt16LE(first * 2)) < 600) first++;
+  return { path, durationSec: pcm.length / 2 / rate, speechSec: speech.length / 2 / rate, onsetSec: pad + first / rate };
 }
 
 const espeak = hasTool('espeak-ng');
@@ -71,6 +73,16 @@ test('"papa mama": closed in the silences, open in speech, closures at p/m', { s
   let closures = 0;
   for (let i = 1; i < speech.length; i++) if (speech[i].closed > 0.5 && speech[i - 1].closed <= 0.5) closures++;
   assert.ok(closures >= 3, `closures ${closures}: ${speech.map((m) => m.closed.toFixed(2)).join(' ')}`);
+});
+
+test('the mouth opens within one video frame of a vowel-initial onset', { skip: !espeak && 'espeak-ng missing' }, async () => {
+  const fps = 25;
+  const { path, onsetSec } = synthesize('hello, how are you', 1);
+  const shapes = await new OnnxMouthAnalyzer().analyze(path, fps);
+  const onsetFrame = Math.floor(onsetSec * fps);
+  for (let i = 0; i < onsetFrame - 2; i++) assert.ok(shapes[i].open < 0.05, `frame ${i} before onset`);
+  const opening = Math.max(shapes[onsetFrame].open, shapes[onsetFrame + 1].open);
+  assert.ok(opening > 0.1, `open at onset frame ${onsetFrame}: ${opening}`);
 });
 
 test('an aborted signal rejects the analysis', { skip: !espeak && 'espeak-ng missing' }, async () => {
