@@ -4,10 +4,12 @@
  * {@link BenchSection}, added to {@link SECTIONS}.
  */
 import { httpBench } from './http.js';
+import { lipSyncBench } from './lipsync.js';
 import { settingsFromEnv, type BenchLine, type BenchSection } from './lib/settings.js';
 
 const SECTIONS: Record<string, BenchSection> = {
   http: httpBench,
+  lipsync: lipSyncBench,
 };
 
 const wanted = process.argv.slice(2);
