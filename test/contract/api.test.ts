@@ -112,6 +112,41 @@ for (const adapter of ADAPTERS) {
       });
     });
 
+    describe('custom authenticate and the address guard', () => {
+      let guarded: TestApp;
+      before(async () => {
+        guarded = await makeApp(adapter, {
+          apiKeys: undefined,
+          authenticate: (key) => {
+            if (key === 'throwing-key') throw new Error('key store down');
+            return key === 'custom-key';
+          },
+          allowPrivateUrls: false,
+        });
+      });
+      after(() => guarded.close());
+
+      it('accepts what authenticate accepts; a refusal or a throw is 403', async () => {
+        assert.equal((await guarded.http.get('/v2/avatar').set('key', 'custom-key')).status, 200);
+        assert.equal((await guarded.http.get('/v2/avatar').set('key', 'Bearer custom-key')).status, 200);
+        assertError(await guarded.http.get('/v2/avatar').set('key', KEYS.a), 403, 'forbidden');
+        assertError(await guarded.http.get('/v2/avatar').set('key', 'throwing-key'), 403, 'forbidden');
+      });
+
+      it('refuses loopback and private input URLs (400 forbidden_address) but takes its own upload links', async () => {
+        const avatarId = await firstAvatarId(guarded, 'custom-key');
+        for (const audioUrl of [h.url('speech.mp3'), 'http://localhost:1/a.wav', 'http://169.254.169.254/latest', 'http://[::1]:1/a.wav']) {
+          const res = await guarded.http.post('/v2/2davatar').set('key', 'custom-key').send({ audioUrl, avatarId });
+          assertError(res, 400, 'forbidden_address', ['body.audioUrl']);
+        }
+        const separation = await guarded.http.post('/v1/sourceSeparations').set('key', 'custom-key').send({ audioUri: h.url('speech.wav') });
+        assertError(separation, 400, 'forbidden_address', ['body.audioUri']);
+        const file = await upload(guarded, 'custom-key', h.path('speech.mp3'));
+        assert.ok(file.url.startsWith('http://127.0.0.1:'), file.url);
+        await createVideo(guarded, 'custom-key', { audioUrl: file.url, avatarId, dangerousFlag: true });
+      });
+    });
+
     describe('OpenAPI document', () => {
       it('is served without a key as OpenAPI 3.1 listing every path of the spec', async () => {
         const res = await app.http.get('/v1/openapi.json');
@@ -305,6 +340,33 @@ for (const adapter of ADAPTERS) {
         const twice = await app.http.post('/v1/uploads').set('key', KEYS.c).attach('file', h.path('speech.mp3')).attach('file', h.path('speech.mp3'));
         assertError(twice, 400, 'too_many_files');
         assert.deepEqual(await blobsOnDisk(app), blobs);
+      });
+
+      it('keeps the base name of the client file name, decoded as UTF-8 (as browsers send it), without control characters', async () => {
+        const data = await readFile(h.path('speech.mp3'));
+        const names: [string, string][] = [
+          ['../../etc/speech.mp3', 'speech.mp3'],
+          ['C:\\Users\\me\\voice.mp3', 'voice.mp3'],
+          ['tab\there.mp3', 'tabhere.mp3'],
+          ['Grüße – 日本.mp3', 'Grüße – 日本.mp3'],
+        ];
+        for (const [sent, kept] of names) {
+          const res = await app.http.post('/v1/uploads').set('key', KEYS.c).attach('file', data, sent);
+          assert.equal(res.status, 201, res.text);
+          assert.equal(res.body.fileName, kept, `sent ${JSON.stringify(sent)}`);
+        }
+      });
+
+      it('answers (400) a part header the multipart parser rejects, instead of leaving the request hanging', async () => {
+        const data = await readFile(h.path('speech.mp3'));
+        // A control character in the part header makes busboy report "Malformed part header".
+        const sending = slowUpload(app.origin, '/v1/uploads', KEYS.e, data, 'bell\u0007.mp3');
+        sending.finish();
+        const answer = await Promise.race([sending.response, sleep(2000).then(() => undefined)]);
+        assert.ok(answer, 'no answer within 2 s');
+        assert.equal(answer.status, 400, JSON.stringify(answer.body));
+        assert.equal((answer.body as { error: { code: string } }).error.code, 'not_multipart');
+        assert.equal((await app.http.post('/v1/uploads').set('key', KEYS.e).attach('file', data, 'ok.mp3')).status, 201);
       });
 
       it('answers 400 to a JSON (not multipart) body', async () => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createVirtualAnchor } from '../../src/index.js';
+import { avatarUid } from '../../src/core/avatars/avatar-uid.js';
 import { avatarVideoCreatedSchema, avatarVideoSchema } from '../../src/core/schemas/avatar-video.js';
 import { separationCreatedSchema, separationSchema } from '../../src/core/schemas/separation.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
@@ -175,6 +176,20 @@ for (const adapter of ADAPTERS) {
         assert.deepEqual((await readdir(join(app.dataDir, 'blobs'))).sort(), blobs.sort());
       });
 
+      it('passes a backgroundUrl image to the engine; a non-image background is 400 not_image', async () => {
+        const runs = app.lipSync.inputs.length;
+        const uid = await createVideo(app, KEYS.a, { audioUrl: h.url('speech.mp3'), avatarId, backgroundUrl: h.url('image.png') });
+        assert.equal((await waitForJob(app, `/v2/2davatar/${uid}`, KEYS.a)).status, 'completed');
+        const input = app.lipSync.inputs[runs]!;
+        assert.ok(input.backgroundPath, 'the engine got no background');
+        assert.equal(avatarUid(input.avatar.id), avatarId, 'the engine got the requested avatar');
+        for (const name of ['speech.mp3', 'note.txt', 'clip.mp4'] as const) {
+          const res = await app.http.post('/v2/2davatar').set('key', KEYS.c).send({ audioUrl: h.url('speech.mp3'), avatarId, backgroundUrl: h.url(name) });
+          assertError(res, 400, 'not_image', ['body.backgroundUrl']);
+        }
+        assert.equal((await app.http.get('/v2/2davatar').set('key', KEYS.c)).body.total, 0);
+      });
+
       it('moves a dangerousFlag job to error (dangerous_flag) after the delay, without running the engine', async () => {
         const calls = app.lipSync.calls;
         const res = await app.http.post('/v2/2davatar').set('key', KEYS.a).send({ audioUrl: h.url('speech.mp3'), avatarId, dangerousFlag: true });
@@ -196,11 +211,15 @@ for (const adapter of ADAPTERS) {
         assert.equal(app.lipSync.calls, calls);
       });
 
-      it('defaults dangerousFlagDelayMs to 10 000 ms (SPEC §3)', async () => {
+      it('defaults to the limits of the spec: dangerousFlag 10 s, 5 min audio, 24 h retention, 1 /v1 request per key', async () => {
         const dataDir = await mkdtemp(join(tmpdir(), 'va-contract-defaults-'));
         const instance = createVirtualAnchor({ apiKeys: [KEYS.a], dataDir, logger: false, avatars: { builtIn: false }, backends: { avatarRenderer: false } });
         try {
           assert.equal(instance.options.dangerousFlagDelayMs, 10_000);
+          assert.equal(instance.options.limits.maxAvatarAudioSec, 300);
+          assert.equal(instance.options.retention.resultsMs, 24 * 3_600_000);
+          assert.equal(instance.options.retention.uploadsMs, 24 * 3_600_000);
+          assert.equal(instance.options.concurrency.v1RequestsPerKey, 1);
           await instance.ready();
         } finally {
           await instance.close();

@@ -192,7 +192,7 @@ for (const adapter of ADAPTERS) {
     describe('retention', () => {
       let app: TestApp;
       before(async () => {
-        app = await makeApp(adapter, { retention: { resultsMs: 1000, uploadsMs: 1000, sweepIntervalMs: 100 } });
+        app = await makeApp(adapter, { retention: { resultsMs: 700, uploadsMs: 700, sweepIntervalMs: 100 } });
       });
       after(() => app.close());
 
@@ -275,6 +275,37 @@ for (const adapter of ADAPTERS) {
             const still = await second.http.get(`/v2/2davatar/${running}`).set('key', KEYS.a);
             assert.equal(still.body.status, 'error');
             assert.equal(still.body.errorReason.code, 'shutdown');
+          } finally {
+            await second.close();
+          }
+        } finally {
+          await rm(dataDir, { recursive: true, force: true });
+        }
+      });
+    });
+
+    describe('dangerousFlag across a restart', () => {
+      it('a dangerous job left ongoing by a stopped instance still ends in error when its delay is over', async () => {
+        const dataDir = await mkdtemp(join(tmpdir(), `va-contract-dangerous-${adapter}-`));
+        const jobStore = new MemoryJobStore();
+        const delayMs = 800;
+        try {
+          const first = await makeApp(adapter, { dataDir, dangerousFlagDelayMs: delayMs, backends: { jobStore } });
+          let uid: string;
+          try {
+            uid = await createVideo(first, KEYS.a, { audioUrl: h.url('speech.mp3'), avatarId: AVA, dangerousFlag: true });
+            await waitFor('the dangerous job to start', async () => ((await jobStore.get(uid))?.status === 'ongoing' ? true : undefined));
+          } finally {
+            await first.close();
+          }
+          const left = await jobStore.get(uid);
+          assert.equal(left?.status, 'ongoing');
+          // Default sweep interval (60 s): the deadline must not wait for the next sweep.
+          const second = await makeApp(adapter, { dataDir, dangerousFlagDelayMs: delayMs, backends: { jobStore } });
+          try {
+            const deadline = Date.parse(left!.createdAt) + delayMs;
+            const job = await waitForJob(second, `/v2/2davatar/${uid}`, KEYS.a, ['error'], Math.max(0, deadline - Date.now()) + 1200);
+            assert.equal((job.errorReason as { code: string }).code, 'dangerous_flag');
           } finally {
             await second.close();
           }

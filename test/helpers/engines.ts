@@ -100,7 +100,11 @@ abstract class EngineDouble {
 
 /** A {@link LipSyncEngine} writing a real, small mp4 (grey 64×64 at 10 fps, H.264 + AAC of the input audio). */
 export class FakeLipSyncEngine extends EngineDouble implements LipSyncEngine {
+  /** Inputs of every run, in order. */
+  readonly inputs: LipSyncInput[] = [];
+
   render(input: LipSyncInput, context: EngineContext): Promise<void> {
+    this.inputs.push(input);
     const seconds = Math.max(0.2, input.durationSec).toFixed(2);
     return this.run(context, () =>
       ffmpeg(
