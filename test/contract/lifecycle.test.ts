@@ -288,7 +288,7 @@ for (const adapter of ADAPTERS) {
       it('a dangerous job left ongoing by a stopped instance still ends in error when its delay is over', async () => {
         const dataDir = await mkdtemp(join(tmpdir(), `va-contract-dangerous-${adapter}-`));
         const jobStore = new MemoryJobStore();
-        const delayMs = 800;
+        const delayMs = 1000;
         try {
           const first = await makeApp(adapter, { dataDir, dangerousFlagDelayMs: delayMs, backends: { jobStore } });
           let uid: string;
