@@ -86,7 +86,11 @@ export function receiveUpload(
       upload.catch(settle); // a failed store (e.g. too large) answers at once, without reading the rest
     });
     parser.on('filesLimit', () => fail(new UploadError('too_many_files', 'send exactly one file part, named "file"')));
-    parser.on('error', (error: Error) => fail(new UploadError('not_multipart', `malformed multipart body: ${error.message}`)));
+    parser.on('error', (error: Error) => {
+      fail(new UploadError('not_multipart', `malformed multipart body: ${error.message}`));
+      // Not every parser error is followed by 'close' (e.g. a malformed part header): answer now.
+      settle();
+    });
     parser.on('close', settle);
     finished(stream, (error) => {
       if (error && !parser.destroyed) parser.destroy(new Error('the request ended before the body was complete'));
@@ -107,6 +111,8 @@ function openParser(headers: UploadHeaders, maxBytes: number): Busboy {
   try {
     return busboy({
       headers: { 'content-type': type },
+      // Browsers send file names as raw UTF-8 bytes; busboy's default would read them as latin1.
+      defParamCharset: 'utf8',
       // fileSize one past the limit, so that a file of exactly maxBytes is not reported as truncated.
       limits: { files: 1, fileSize: maxBytes + 1, fields: 20, fieldSize: 64 * 1024, parts: 40, headerPairs: 100 },
     });

@@ -38,6 +38,10 @@ export class Recovery {
       if (isDangerous(job)) {
         if (Date.parse(job.createdAt) + this.dangerousDelayMs <= now) {
           if (await this.runner.fail(uid, 'dangerous_flag', DANGEROUS_FLAG_MESSAGE)) failed++;
+        } else {
+          // Its timer died with another process: keep the deadline counted from createdAt.
+          this.dangerous.arm(job);
+          requeued++;
         }
         continue;
       }
