@@ -1,4 +1,5 @@
 import type { Context, Middleware, Next } from 'koa';
+import { pipeline } from 'node:stream/promises';
 import type { VirtualAnchor } from '../core/create-virtual-anchor.js';
 import type { VirtualAnchorOptions } from '../core/options.js';
 import type { CoreRequest } from '../core/http/types.js';
@@ -27,16 +28,18 @@ export function virtualAnchorKoa(options: VirtualAnchorOptions | VirtualAnchor):
     };
     const response = await instance.handle(request);
     if (!response) return next();
-    ctx.status = response.status;
-    ctx.set(response.headers);
-    if (response.kind === 'json') ctx.body = JSON.stringify(response.body);
-    else if (response.kind === 'stream') ctx.body = response.body;
-    else {
-      // No body (HEAD): write directly, since Koa turns an empty body into 204 or a zero length.
-      ctx.respond = false;
-      ctx.res.writeHead(response.status, response.headers);
-      ctx.res.end();
+    if (response.kind === 'json') {
+      ctx.status = response.status;
+      ctx.set(response.headers);
+      ctx.body = JSON.stringify(response.body);
+      return;
     }
+    // Files and empty (HEAD) answers are written directly: Koa would turn an empty body into 204 or a zero
+    // length, and would report a client that stops a download halfway (a video seek) as an app error.
+    ctx.respond = false;
+    ctx.res.writeHead(response.status, response.headers);
+    if (response.kind === 'empty') ctx.res.end();
+    else await pipeline(response.body, ctx.res).catch(() => ctx.res.destroy());
   };
   return Object.assign(middleware, { instance });
 }

@@ -72,8 +72,6 @@ interface JobBase {
   heartbeatAt?: string;
   progress?: JobProgress;
   failure?: JobFailure;
-  /** True once retention deleted the result files. */
-  expired?: boolean;
   /** Blobs the job created for its inputs (downloads, not the caller's uploads); deleted when the job ends. */
   scratchBlobs?: string[];
 }
@@ -96,7 +94,7 @@ export type Job = AvatarVideoJob | SeparationJob;
 
 /** Fields a state transition may change besides `status` and `updatedAt`. */
 export type JobPatch = Partial<
-  Pick<JobBase, 'completedAt' | 'heartbeatAt' | 'progress' | 'failure' | 'expired'>
+  Pick<JobBase, 'completedAt' | 'heartbeatAt' | 'progress' | 'failure'>
 > & { result?: Job['result'] };
 
 /** Listing query for {@link JobStore.list}. */

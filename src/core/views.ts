@@ -10,8 +10,8 @@ import type { SeparationCreatedView, SeparationListItemView, SeparationView } fr
 
 const reason = (job: Job) => (job.status === 'error' && job.failure ? { errorReason: { ...job.failure } } : {});
 const stamps = (job: Job) => ({ uid: job.uid, status: job.status, createdAt: job.createdAt, updatedAt: job.updatedAt });
-const usable = <T>(job: Job, result: T | undefined): T | undefined =>
-  job.status === 'completed' && !job.expired ? result : undefined;
+const usable = <T>(job: Job, result: T | undefined): T | undefined => (job.status === 'completed' ? result : undefined);
+const EXTENSIONS: Record<string, string> = { 'audio/wav': 'wav', 'audio/x-wav': 'wav', 'audio/mpeg': 'mp3', 'audio/flac': 'flac' };
 
 export function avatarVideoCreated(job: AvatarVideoJob): AvatarVideoCreatedView {
   return stamps(job);
@@ -28,7 +28,7 @@ export function separationCreated(job: SeparationJob): SeparationCreatedView {
 
 function stemPaths(job: SeparationJob, links: LinkBuilder) {
   const result = usable(job, job.result);
-  const ext = (blob: { contentType: string } | undefined) => (blob?.contentType === 'audio/wav' ? 'wav' : 'mp3');
+  const ext = (blob: { contentType: string } | undefined) => EXTENSIONS[blob?.contentType ?? ''] ?? 'bin';
   return {
     speech: links.to(result?.speech, `${job.uid}-speech.${ext(result?.speech)}`),
     ambience: links.to(result?.ambience, `${job.uid}-ambience.${ext(result?.ambience)}`),
