@@ -65,7 +65,7 @@ export async function buildServices(
   const binaries = await provide<MediaBinaries>(TOKENS.MediaBinaries, undefined, () =>
     resolveMediaBinaries({ ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath }),
   );
-  const builtIn = builtInEngines(binaries);
+  const builtIn = builtInEngines(binaries, logger, options.limits.maxSeparationSec);
   const optional = async <T>(token: symbol, given: T | false | undefined, make: () => T | undefined) =>
     given === false ? undefined : provide<T | undefined>(token, given, make);
   const lipSync = await optional<LipSyncEngine>(TOKENS.LipSyncEngine, backends.lipSync, builtIn.lipSync);
