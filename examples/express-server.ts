@@ -2,22 +2,12 @@ import express from 'express';
 import { virtualAnchor } from '../src/index.js';
 import { optionsFromEnv } from './config-from-env.js';
 import { demoPage } from './demo-page.js';
+import { serve } from './serve.js';
 
-const { options, port, devKey } = optionsFromEnv();
+const { options, ...settings } = optionsFromEnv();
 const app = express();
 const media = virtualAnchor(options);
 app.use(demoPage()); // the demo page at / (examples/demo-page.ts)
 app.use(media);
 
-const server = app.listen(port, () => {
-  console.log(`virtual-anchor (Express) listening on http://localhost:${port}`);
-  if (devKey) console.log(`development API key (set VIRTUAL_ANCHOR_API_KEYS to choose your own): ${devKey}`);
-  console.log(`OpenAPI document: http://localhost:${port}/v1/openapi.json`);
-});
-
-const shutdown = () => {
-  server.close();
-  void media.instance.close().then(() => process.exit(0));
-};
-process.on('SIGINT', shutdown);
-process.on('SIGTERM', shutdown);
+serve('Express', (port, ready) => app.listen(port, ready), media.instance, settings);

@@ -1,0 +1,62 @@
+import type { z } from 'zod';
+import type { Route } from '../http/router.js';
+import { json } from '../http/types.js';
+import { validate } from '../http/validate.js';
+import { readJson } from '../http/read-json.js';
+import { jobListQuerySchema } from '../schemas/common.js';
+import type { Job, JobKind } from '../job.js';
+import type { LinkBuilder } from '../links.js';
+import { type ApiDeps, envelope } from './deps.js';
+
+/** How one job resource maps onto the shared create / list / get routes. */
+export interface JobResource<K extends JobKind, B extends z.ZodType> {
+  kind: K;
+  /** Collection path, e.g. `/v2/2davatar`. */
+  path: string;
+  family: 'v1' | 'v2';
+  body: B;
+  create(deps: ApiDeps, owner: string, body: z.output<B>): Promise<Extract<Job, { kind: K }>>;
+  created(job: Extract<Job, { kind: K }>): unknown;
+  listItem(job: Extract<Job, { kind: K }>, links: LinkBuilder): unknown;
+  single(job: Extract<Job, { kind: K }>, links: LinkBuilder): unknown;
+}
+
+/** POST and GET on the collection, GET on one item: the same three routes for every job resource. */
+export function jobRoutes<K extends JobKind, B extends z.ZodType>(deps: ApiDeps, resource: JobResource<K, B>): Route[] {
+  const query = jobListQuerySchema(deps.paging);
+  const { kind, path, family } = resource;
+  return [
+    {
+      method: 'POST',
+      pattern: path,
+      access: 'key',
+      family,
+      jsonBody: true,
+      async handle({ request, owner }) {
+        const body = validate(resource.body, await readJson(request, deps.maxJsonBytes), 'body');
+        return json(201, [resource.created(await resource.create(deps, owner, body))]);
+      },
+    },
+    {
+      method: 'GET',
+      pattern: path,
+      access: 'key',
+      family,
+      async handle({ request, owner, baseUrl }) {
+        const { page, perPage, status } = validate(query, Object.fromEntries(request.query), 'query');
+        const { total, items } = await deps.jobs.list(kind, owner, page, perPage, status);
+        const links = deps.links(baseUrl);
+        return json(200, envelope(page, perPage, total, items.map((job) => resource.listItem(job, links))));
+      },
+    },
+    {
+      method: 'GET',
+      pattern: `${path}/:id`,
+      access: 'key',
+      family,
+      async handle({ params, owner, baseUrl }) {
+        return json(200, resource.single(await deps.jobs.get(kind, params.id!, owner), deps.links(baseUrl)));
+      },
+    },
+  ];
+}
