@@ -39,7 +39,7 @@ def evaluate(net, feats, labels, lengths):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--steps", type=int, default=1500)
+    ap.add_argument("--steps", type=int, default=2800)
     ap.add_argument("--minutes", type=float, default=60)
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
     ap.add_argument("--out", default=os.path.join(HERE, "checkpoints", "viseme.pt"))
