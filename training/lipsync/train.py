@@ -40,7 +40,7 @@ def evaluate(net, feats, labels, lengths):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--steps", type=int, default=2800)
-    ap.add_argument("--minutes", type=float, default=60)
+    ap.add_argument("--minutes", type=float, default=180)
     ap.add_argument("--data", default=os.path.join(HERE, "data"))
     ap.add_argument("--out", default=os.path.join(HERE, "checkpoints", "viseme.pt"))
     ap.add_argument("--seed", type=int, default=0)
