@@ -166,3 +166,20 @@ test('FrameRenderer.create reads the background from a file', async () => {
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test('cached layers look like painting every part as vectors: small mean difference, only at edges', () => {
+  for (const def of avatars) {
+    const cached = new FrameRenderer(def);
+    const vector = new FrameRenderer(def, { cacheLayers: false });
+    const blinkFrame = Array.from({ length: def.fps * 8 }, (_, i) => i).find((i) => idlePoseAt(def, i).blink > 0.9)!;
+    for (const [i, shape] of [[0, RESTING_MOUTH], [37, SHAPES.AA!], [blinkFrame, SHAPES.OO!], [201, SHAPES.FV!]] as const) {
+      const a = cached.render(i, shape);
+      const b = vector.render(i, shape);
+      // Mean over the frame of the summed |ΔR|+|ΔG|+|ΔB|: edges are resampled, nothing moves or goes missing.
+      const whole = regionDiff(a, b, def.width, 0, 0, def.width, def.height);
+      assert.ok(whole < 1.5, `${def.id} frame ${i}: mean difference ${whole.toFixed(3)}`);
+      const [x0, y0, x1, y1] = mouthBox(def);
+      assert.ok(regionDiff(a, b, def.width, x0, y0, x1, y1) < 4, `${def.id} frame ${i}: mouth area`);
+    }
+  }
+});

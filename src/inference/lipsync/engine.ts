@@ -17,8 +17,9 @@ export interface CanvasLipSyncEngineOptions {
 /**
  * The built-in lip-sync engine: a {@link MouthTrackAnalyzer} turns the speech into one mouth shape
  * per frame, then each frame is drawn on the canvas and piped straight into ffmpeg with the audio.
- * Memory stays flat whatever the audio length: only the (small) mouth track is held, one frame at
- * a time is in flight, and ffmpeg's stdin backpressure paces the drawing.
+ * Memory stays flat whatever the audio length: only the (small) mouth track is held, a few frames
+ * at most wait in the pipe to ffmpeg (the next one is drawn while ffmpeg encodes them), and ffmpeg's
+ * stdin backpressure paces the drawing.
  */
 export class CanvasLipSyncEngine implements LipSyncEngine {
   private binaries?: Promise<MediaBinaries>;

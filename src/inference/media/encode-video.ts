@@ -19,6 +19,9 @@ export interface VideoEncoderSettings {
   threads?: number;
 }
 
+/** How many frames {@link VideoEncoder.write} lets queue up for ffmpeg before it waits (default). */
+export const DEFAULT_MAX_QUEUED_FRAMES = 3;
+
 /** Options of {@link openVideoEncoder} and {@link encodeVideo}. */
 export interface VideoEncodeOptions extends VideoEncoderSettings {
   /** Frame size in pixels; every frame is `width × height × 4` bytes of RGBA. */
@@ -35,6 +38,12 @@ export interface VideoEncodeOptions extends VideoEncoderSettings {
   audioPath?: string;
   /** Kills ffmpeg; pending and later calls reject with the signal's reason. */
   signal?: AbortSignal;
+  /**
+   * Frames that may wait in the pipe to ffmpeg before {@link VideoEncoder.write} waits for it to
+   * catch up (default {@link DEFAULT_MAX_QUEUED_FRAMES}): the next frame is drawn while ffmpeg
+   * encodes the queued ones, and memory stays bounded by this many frames.
+   */
+  maxQueuedFrames?: number;
 }
 
 /** Default encoder settings. */
@@ -80,6 +89,7 @@ function abortReason(signal: AbortSignal | undefined): Error {
 export class VideoEncoder {
   private readonly proc: MediaProcess;
   private readonly frameBytes: number;
+  private readonly maxQueuedBytes: number;
   private readonly exited: Promise<Error | undefined>;
   private framesWritten = 0;
   private done = false;
@@ -89,6 +99,7 @@ export class VideoEncoder {
     binaries: MediaBinaries,
   ) {
     this.frameBytes = options.width * options.height * 4;
+    this.maxQueuedBytes = Math.max(1, options.maxQueuedFrames ?? DEFAULT_MAX_QUEUED_FRAMES) * this.frameBytes;
     this.proc = spawnMedia('ffmpeg', binaries.ffmpegPath, videoEncoderArgs(options), {
       signal: options.signal,
       stdin: true,
@@ -108,8 +119,9 @@ export class VideoEncoder {
   }
 
   /**
-   * Queues one frame (`width × height × 4` RGBA bytes). Resolves at once while ffmpeg keeps up,
-   * otherwise when its stdin drains. The buffer must not be modified until the promise settles.
+   * Queues one frame (`width × height × 4` RGBA bytes). Resolves at once while fewer than
+   * `maxQueuedFrames` frames wait for ffmpeg, otherwise when its stdin drains. The buffer is
+   * written later, so it must not be modified after this call (pass a fresh one per frame).
    */
   async write(frame: Uint8Array): Promise<void> {
     if (frame.byteLength !== this.frameBytes) {
@@ -119,7 +131,7 @@ export class VideoEncoder {
     if (this.done) throw new Error('encoder already finished');
     if (!stdin || stdin.destroyed) throw await this.failure('ffmpeg is no longer accepting frames');
     this.framesWritten++;
-    if (stdin.write(frame)) return;
+    if (stdin.write(frame) || stdin.writableLength < this.maxQueuedBytes) return;
     const drained = once(stdin, 'drain').then(
       () => 'drained' as const,
       () => 'failed' as const,
