@@ -34,11 +34,21 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
     const { signal } = context;
     signal.throwIfAborted();
     const binaries = await (this.binaries ??= resolveEncoderBinaries(this.options.binaries));
-    const track = await this.analyzer.analyze(input.audioPath, avatar.fps, signal);
+    const analysis = this.analyzer.analyze(input.audioPath, avatar.fps, signal);
+    // Awaited below; this only keeps a failure that comes first from counting as unhandled.
+    analysis.catch(() => undefined);
+    // Set the renderer up (background, cached layers) while the analyzer's ffmpeg decodes the audio.
+    let renderer: FrameRenderer;
+    try {
+      renderer = await FrameRenderer.create(avatar, { backgroundPath: input.backgroundPath });
+    } catch (error) {
+      await analysis.catch(() => undefined);
+      throw error;
+    }
+    const track = await analysis;
     signal.throwIfAborted();
     // The analyzer decoded the audio, so its frame count is the exact one; fall back on the probe.
     const total = track.length > 0 ? track.length : Math.max(1, Math.ceil(input.durationSec * avatar.fps));
-    const renderer = await FrameRenderer.create(avatar, { backgroundPath: input.backgroundPath });
     const report = throttledProgress(context, total, this.options.progressIntervalMs ?? 250);
     report(0, true);
     const encoder = openVideoEncoder(

@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import { rm, writeFile } from 'node:fs/promises';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
 import { resolveMediaBinaries, type MediaBinaries, type ResolveMediaBinariesOptions } from './binaries.js';
 import { spawnMedia, untrustedFileInput, type MediaProcess } from './process.js';
@@ -131,7 +132,13 @@ export class VideoEncoder {
     if (this.done) throw new Error('encoder already finished');
     if (!stdin || stdin.destroyed) throw await this.failure('ffmpeg is no longer accepting frames');
     this.framesWritten++;
-    if (stdin.write(frame) || stdin.writableLength < this.maxQueuedBytes) return;
+    if (stdin.write(frame) || stdin.writableLength < this.maxQueuedBytes) {
+      // One turn of the event loop per frame even while ffmpeg keeps up: the finalizers of frame
+      // buffers already written run there, so their memory is reused instead of piling up until
+      // a garbage collection (fresh pages for every frame cost more than drawing one).
+      await nextTurn();
+      return;
+    }
     const drained = once(stdin, 'drain').then(
       () => 'drained' as const,
       () => 'failed' as const,

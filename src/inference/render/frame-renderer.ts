@@ -31,28 +31,31 @@ export interface FrameRendererOptions {
   /** Make the idle motion a seamless loop of this many frames (catalogue idle videos). */
   loopFrames?: number;
   /**
-   * Draw the parts that depend on the look only (hair, body, ears, blush and nose) once into
-   * offscreen layers, `layerScale` times the frame resolution, and per frame place them with the
-   * pose's transform; only the head outline, brows, eyes and mouth are painted as vectors each
-   * frame. Default `true`; `false` paints everything as vectors every frame (reference rendering).
+   * Draw the parts that depend on the look only (hair, body, ears, blush and nose) into offscreen
+   * layers and per frame place them with the pose's offset; only the head outline (jaw), brows,
+   * eyes and mouth are painted as vectors each frame. Default `true`; `false` paints everything as
+   * vectors every frame (the reference rendering, with the exact head tilt).
    */
   cacheLayers?: boolean;
-  /** Resolution of the cached layers relative to the frame (default 2: supersampled, sharp when moved). */
-  layerScale?: number;
 }
 
-/** One cached part: its pixels at `layerScale` × frame resolution, and where they sit in the frame at rest. */
+/** One cached part: its pixels at frame resolution and the frame pixel where its corner sits at rest. */
 interface Layer {
   canvas: Canvas;
-  /** Frame-pixel rectangle the layer covers when the pose is at rest. */
   x: number;
   y: number;
-  width: number;
-  height: number;
 }
 
 /** Design pixels of motion room around the frame: parts just outside it at rest may move in. */
 const MOTION_MARGIN = 24;
+
+/**
+ * Step of the head tilt (radians) with cached layers. Bitmaps placed with a rotation are several
+ * times slower to draw than ones only moved, so the head's layers are drawn once per tilt step
+ * (lazily, as the motion reaches it) and the whole head, vectors included, tilts in these steps:
+ * 0.001 rad moves the crown by about a quarter of a pixel, less than the tilt changes per frame.
+ */
+const TILT_STEP = 0.001;
 
 /**
  * Draws the frames of one avatar into one reusable canvas. The background is composed once at
@@ -71,7 +74,12 @@ export class FrameRenderer {
   private readonly originX: number;
   private readonly originY: number;
   private readonly loopFrames: number | undefined;
-  private readonly layers: Map<AvatarPart, Layer> | undefined;
+  /** Per cached part, the frame-pixel rectangle its pixels cover at rest (absent: nothing to draw). */
+  private readonly restBoxes: Map<AvatarPart, Box | undefined> | undefined;
+  /** The body's layer (it never rotates). */
+  private bodyLayer: Layer | undefined;
+  /** The head's layers per tilt step. */
+  private readonly headLayers = new Map<number, Map<AvatarPart, Layer>>();
 
   constructor(
     private readonly definition: AvatarDefinition,
@@ -94,8 +102,9 @@ export class FrameRenderer {
       else drawBackdrop(bctx, this.geometry.look, this.width, this.height);
     }
     if (options.cacheLayers ?? true) {
-      const layerScale = options.layerScale ?? 2;
-      this.layers = new Map(STATIC_PARTS.map((part) => [part, this.renderLayer(part, layerScale)] as const));
+      this.restBoxes = new Map(STATIC_PARTS.map((part) => [part, this.paintedBox(part)] as const));
+      const box = this.restBoxes.get('body');
+      if (box) this.bodyLayer = this.renderLayer('body', box, REST_POSE);
     }
   }
 
@@ -126,21 +135,26 @@ export class FrameRenderer {
     } else {
       ctx.clearRect(0, 0, this.width, this.height);
     }
-    const pose = this.poseAt(frameIndex);
-    if (!this.layers) {
+    const exact = this.poseAt(frameIndex);
+    if (!this.restBoxes) {
       this.designTransform();
-      paintAvatar(ctx, this.geometry.look, pose, mouth);
+      paintAvatar(ctx, this.geometry.look, exact, mouth);
     } else {
+      const step = Math.round(exact.headTilt / TILT_STEP);
+      const pose = { ...exact, headTilt: step * TILT_STEP };
+      const headLayers = this.headLayersAt(step, pose.headTilt);
       for (const part of PART_ORDER) {
-        this.designTransform();
-        applyPartTransform(ctx, this.geometry, PART_ANCHOR[part], pose);
-        const layer = this.layers.get(part);
+        const layer = part === 'body' ? this.bodyLayer : headLayers.get(part);
         if (layer) {
-          // Back from design space to frame pixels, where the layer was drawn at rest.
-          ctx.scale(1 / this.scale, 1 / this.scale);
-          ctx.translate(-this.originX, -this.originY);
-          ctx.drawImage(layer.canvas, layer.x, layer.y, layer.width, layer.height);
-        } else {
+          // Only moved, never scaled or rotated: the cheap way to draw a bitmap.
+          const [dx, dy] = PART_ANCHOR[part] === 'head'
+            ? [pose.headX, pose.headY - pose.breath * 1.2]
+            : [pose.headX * 0.2, -pose.breath * 2.6];
+          ctx.setTransform(1, 0, 0, 1, dx * this.scale, dy * this.scale);
+          ctx.drawImage(layer.canvas, layer.x, layer.y);
+        } else if (!STATIC_PARTS.includes(part)) {
+          this.designTransform();
+          applyPartTransform(ctx, this.geometry, PART_ANCHOR[part], pose);
           paintPart(ctx, this.geometry, part, pose, mouth);
         }
       }
@@ -170,39 +184,67 @@ export class FrameRenderer {
     this.ctx.setTransform(this.scale, 0, 0, this.scale, this.originX, this.originY);
   }
 
+  /** The head's layers tilted by `step` × {@link TILT_STEP} = `tilt`, drawn on first use. */
+  private headLayersAt(step: number, tilt: number): Map<AvatarPart, Layer> {
+    let layers = this.headLayers.get(step);
+    if (!layers) {
+      layers = new Map();
+      const pose = { ...REST_POSE, headTilt: tilt };
+      // The pivot in frame pixels: how far the tilt can carry each corner of a layer.
+      const px = this.originX + this.geometry.l.cx * this.scale;
+      const py = this.originY + this.geometry.pivotY * this.scale;
+      for (const part of STATIC_PARTS) {
+        const box = this.restBoxes?.get(part);
+        if (!box || PART_ANCHOR[part] !== 'head') continue;
+        const reach = Math.max(...[box.x0 - px, box.x1 - px].flatMap((x) => [box.y0 - py, box.y1 - py].map((y) => Math.hypot(x, y))));
+        const m = Math.ceil(reach * Math.abs(tilt)) + 1;
+        layers.set(part, this.renderLayer(part, { x0: box.x0 - m, y0: box.y0 - m, x1: box.x1 + m, y1: box.y1 + m }, pose));
+      }
+      this.headLayers.set(step, layers);
+    }
+    return layers;
+  }
+
+  /** Paints `part` in `pose` without its offset into a layer covering frame-pixel rectangle `box`. */
+  private renderLayer(part: AvatarPart, box: Box, pose: IdlePose): Layer {
+    const canvas = createCanvas(box.x1 - box.x0, box.y1 - box.y0);
+    const lctx = canvas.getContext('2d');
+    lctx.setTransform(this.scale, 0, 0, this.scale, this.originX - box.x0, this.originY - box.y0);
+    applyPartTransform(lctx, this.geometry, PART_ANCHOR[part], { ...pose, headX: 0, headY: 0, breath: 0 });
+    paintPart(lctx, this.geometry, part, pose, RESTING_FOR_LAYERS);
+    return { canvas, x: box.x0, y: box.y0 };
+  }
+
   /**
-   * Paints `part` at rest into a layer `layerScale` times the frame resolution, cropped to the
-   * pixels it covers (plus room for the motion near the frame's edges), aligned to frame pixels.
+   * The frame-pixel rectangle that `part` covers at rest, whole pixels, with room for the motion
+   * near the frame's edges; none when it paints nothing.
    */
-  private renderLayer(part: AvatarPart, layerScale: number): Layer {
+  private paintedBox(part: AvatarPart): Box | undefined {
     const margin = Math.ceil(MOTION_MARGIN * this.scale);
-    // The scratch covers the frame plus the margin, in whole frame pixels.
-    const x0 = -margin;
-    const y0 = -margin;
-    const sw = (this.width + 2 * margin) * layerScale;
-    const sh = (this.height + 2 * margin) * layerScale;
+    const sw = this.width + 2 * margin;
+    const sh = this.height + 2 * margin;
     const scratch = createCanvas(sw, sh);
     const sctx = scratch.getContext('2d');
-    sctx.setTransform(layerScale * this.scale, 0, 0, layerScale * this.scale, (this.originX - x0) * layerScale, (this.originY - y0) * layerScale);
+    sctx.setTransform(this.scale, 0, 0, this.scale, this.originX + margin, this.originY + margin);
     paintPart(sctx, this.geometry, part, REST_POSE, RESTING_FOR_LAYERS);
     const box = opaqueBounds(scratch.data(), sw, sh);
-    if (!box) return { canvas: createCanvas(1, 1), x: 0, y: 0, width: 0, height: 0 };
-    // Whole frame pixels around the painted ones, so that the layer's pixel grid stays on the frame's.
-    const fx0 = Math.floor(box.x0 / layerScale);
-    const fy0 = Math.floor(box.y0 / layerScale);
-    const fx1 = Math.ceil(box.x1 / layerScale);
-    const fy1 = Math.ceil(box.y1 / layerScale);
-    const canvas = createCanvas((fx1 - fx0) * layerScale, (fy1 - fy0) * layerScale);
-    canvas.getContext('2d').drawImage(scratch, -fx0 * layerScale, -fy0 * layerScale);
-    return { canvas, x: fx0 + x0, y: fy0 + y0, width: fx1 - fx0, height: fy1 - fy0 };
+    return box && { x0: box.x0 - margin, y0: box.y0 - margin, x1: box.x1 - margin, y1: box.y1 - margin };
   }
+}
+
+/** A rectangle in pixels, end exclusive. */
+interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
 }
 
 /** The mouth the static layers are drawn with: they do not read it. */
 const RESTING_FOR_LAYERS: MouthShape = { open: 0, width: 0, round: 0, closed: 1, teeth: 0 };
 
 /** The smallest rectangle (pixels, end exclusive) holding every pixel with alpha > 0, or none. */
-function opaqueBounds(rgba: Uint8Array, width: number, height: number): { x0: number; y0: number; x1: number; y1: number } | undefined {
+function opaqueBounds(rgba: Uint8Array, width: number, height: number): Box | undefined {
   let x0 = width;
   let y0 = height;
   let x1 = -1;
