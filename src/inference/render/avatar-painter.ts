@@ -19,7 +19,7 @@ export const REST_POSE: IdlePose = { blink: 0, breath: 0, headTilt: 0, headX: 0,
  * `static` parts depend on the look only, so they can be drawn once and reused (see the layer cache in
  * frame-renderer.ts); the others change with the mouth or the idle pose (blink, gaze) every frame.
  */
-export type AvatarPart = 'hairBack' | 'body' | 'ears' | 'headSkin' | 'faceDetails' | 'features' | 'front';
+export type AvatarPart = 'hairBack' | 'body' | 'ears' | 'headSkin' | 'faceDetails' | 'brows' | 'eyes' | 'mouth' | 'front';
 
 /** Whether a part moves with the head (tilt, sway) or with the body (breath, a little sway). */
 export const PART_ANCHOR: Record<AvatarPart, 'head' | 'body'> = {
@@ -28,7 +28,9 @@ export const PART_ANCHOR: Record<AvatarPart, 'head' | 'body'> = {
   ears: 'head',
   headSkin: 'head',
   faceDetails: 'head',
-  features: 'head',
+  brows: 'head',
+  eyes: 'head',
+  mouth: 'head',
   front: 'head',
 };
 
@@ -36,7 +38,12 @@ export const PART_ANCHOR: Record<AvatarPart, 'head' | 'body'> = {
 export const STATIC_PARTS: readonly AvatarPart[] = ['hairBack', 'body', 'ears', 'faceDetails', 'front'];
 
 /** The painting order. */
-export const PART_ORDER: readonly AvatarPart[] = ['hairBack', 'body', 'ears', 'headSkin', 'faceDetails', 'features', 'front'];
+export const PART_ORDER: readonly AvatarPart[] = ['hairBack', 'body', 'ears', 'headSkin', 'faceDetails', 'brows', 'eyes', 'mouth', 'front'];
+
+/** How far the brows are raised for `mouth` (design pixels, straight up in the head's frame). */
+export function browRaise(mouth: MouthShape): number {
+  return 3 * Math.max(0, Math.min(1, mouth.open));
+}
 
 /** The look's layout and derived colours, computed once per look. */
 export interface AvatarGeometry {
@@ -90,9 +97,13 @@ export function paintPart(ctx: Ctx, g: AvatarGeometry, part: AvatarPart, pose: I
       drawBlush(ctx, look, l);
       drawNose(ctx, look, l, skinShadow);
       break;
-    case 'features':
-      drawBrows(ctx, look, l, 3 * Math.max(0, Math.min(1, mouth.open)));
+    case 'brows':
+      drawBrows(ctx, look, l, browRaise(mouth));
+      break;
+    case 'eyes':
       drawEyes(ctx, look, l, pose.blink, pose.gazeX, pose.gazeY);
+      break;
+    case 'mouth':
       drawMouth(ctx, look, l, mouthGeometry(mouth, look, l), skinShadow);
       break;
     case 'front':

@@ -7,6 +7,7 @@ import type { MouthShape } from '../lipsync/mouth.js';
 import {
   applyPartTransform,
   avatarGeometry,
+  browRaise,
   paintAvatar,
   paintPart,
   PART_ANCHOR,
@@ -45,6 +46,9 @@ interface Layer {
   x: number;
   y: number;
 }
+
+/** Parts with cached layers: the look-only ones, and brows and eyes at rest (open, looking ahead). */
+const LAYER_PARTS: readonly AvatarPart[] = [...STATIC_PARTS, 'brows', 'eyes'];
 
 /** Design pixels of motion room around the frame: parts just outside it at rest may move in. */
 const MOTION_MARGIN = 24;
@@ -102,7 +106,7 @@ export class FrameRenderer {
       else drawBackdrop(bctx, this.geometry.look, this.width, this.height);
     }
     if (options.cacheLayers ?? true) {
-      this.restBoxes = new Map(STATIC_PARTS.map((part) => [part, this.paintedBox(part)] as const));
+      this.restBoxes = new Map(LAYER_PARTS.map((part) => [part, this.paintedBox(part)] as const));
       const box = this.restBoxes.get('body');
       if (box) this.bodyLayer = this.renderLayer('body', box, REST_POSE);
     }
@@ -143,16 +147,24 @@ export class FrameRenderer {
       const step = Math.round(exact.headTilt / TILT_STEP);
       const pose = { ...exact, headTilt: step * TILT_STEP };
       const headLayers = this.headLayersAt(step, pose.headTilt);
+      const raise = browRaise(mouth);
       for (const part of PART_ORDER) {
         const layer = part === 'body' ? this.bodyLayer : headLayers.get(part);
-        if (layer) {
+        // Brows only move up with the mouth; eyes have a layer open and looking ahead.
+        const fromLayer = part === 'brows' ? Number.isFinite(raise) : part === 'eyes' ? pose.blink === 0 && pose.gazeX === 0 && pose.gazeY === 0 : STATIC_PARTS.includes(part);
+        if (layer && fromLayer) {
           // Only moved, never scaled or rotated: the cheap way to draw a bitmap.
-          const [dx, dy] = PART_ANCHOR[part] === 'head'
+          let [dx, dy] = PART_ANCHOR[part] === 'head'
             ? [pose.headX, pose.headY - pose.breath * 1.2]
             : [pose.headX * 0.2, -pose.breath * 2.6];
+          if (part === 'brows') {
+            // Straight up in the tilted head.
+            dx += raise * Math.sin(pose.headTilt);
+            dy -= raise * Math.cos(pose.headTilt);
+          }
           ctx.setTransform(1, 0, 0, 1, dx * this.scale, dy * this.scale);
           ctx.drawImage(layer.canvas, layer.x, layer.y);
-        } else if (!STATIC_PARTS.includes(part)) {
+        } else if (!fromLayer) {
           this.designTransform();
           applyPartTransform(ctx, this.geometry, PART_ANCHOR[part], pose);
           paintPart(ctx, this.geometry, part, pose, mouth);
@@ -193,7 +205,7 @@ export class FrameRenderer {
       // The pivot in frame pixels: how far the tilt can carry each corner of a layer.
       const px = this.originX + this.geometry.l.cx * this.scale;
       const py = this.originY + this.geometry.pivotY * this.scale;
-      for (const part of STATIC_PARTS) {
+      for (const part of LAYER_PARTS) {
         const box = this.restBoxes?.get(part);
         if (!box || PART_ANCHOR[part] !== 'head') continue;
         const reach = Math.max(...[box.x0 - px, box.x1 - px].flatMap((x) => [box.y0 - py, box.y1 - py].map((y) => Math.hypot(x, y))));
