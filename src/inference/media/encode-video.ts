@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { rm, writeFile } from 'node:fs/promises';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
@@ -90,7 +89,11 @@ function abortReason(signal: AbortSignal | undefined): Error {
 export class VideoEncoder {
   private readonly proc: MediaProcess;
   private readonly frameBytes: number;
-  private readonly maxQueuedBytes: number;
+  private readonly maxQueued: number;
+  /** Frames handed to stdin that it has not yet written into the pipe. */
+  private queued = 0;
+  /** Wakes a {@link write} waiting for room in the queue. */
+  private wake: (() => void) | undefined;
   private readonly exited: Promise<Error | undefined>;
   private framesWritten = 0;
   private done = false;
@@ -100,7 +103,7 @@ export class VideoEncoder {
     binaries: MediaBinaries,
   ) {
     this.frameBytes = options.width * options.height * 4;
-    this.maxQueuedBytes = Math.max(1, options.maxQueuedFrames ?? DEFAULT_MAX_QUEUED_FRAMES) * this.frameBytes;
+    this.maxQueued = Math.max(1, options.maxQueuedFrames ?? DEFAULT_MAX_QUEUED_FRAMES);
     this.proc = spawnMedia('ffmpeg', binaries.ffmpegPath, videoEncoderArgs(options), {
       signal: options.signal,
       stdin: true,
@@ -121,8 +124,8 @@ export class VideoEncoder {
 
   /**
    * Queues one frame (`width × height × 4` RGBA bytes). Resolves at once while fewer than
-   * `maxQueuedFrames` frames wait for ffmpeg, otherwise when its stdin drains. The buffer is
-   * written later, so it must not be modified after this call (pass a fresh one per frame).
+   * `maxQueuedFrames` frames wait to go into ffmpeg's pipe, otherwise as soon as one of them has.
+   * The buffer is written later, so it must not be modified after this call (pass a fresh one).
    */
   async write(frame: Uint8Array): Promise<void> {
     if (frame.byteLength !== this.frameBytes) {
@@ -132,19 +135,26 @@ export class VideoEncoder {
     if (this.done) throw new Error('encoder already finished');
     if (!stdin || stdin.destroyed) throw await this.failure('ffmpeg is no longer accepting frames');
     this.framesWritten++;
-    if (stdin.write(frame) || stdin.writableLength < this.maxQueuedBytes) {
+    this.queued++;
+    // Called once the frame is in the pipe (or failed: then the exit status tells the story).
+    stdin.write(frame, () => {
+      this.queued--;
+      const wake = this.wake;
+      this.wake = undefined;
+      wake?.();
+    });
+    if (this.queued < this.maxQueued) {
       // One turn of the event loop per frame even while ffmpeg keeps up: the finalizers of frame
       // buffers already written run there, so their memory is reused instead of piling up until
       // a garbage collection (fresh pages for every frame cost more than drawing one).
       await nextTurn();
       return;
     }
-    const drained = once(stdin, 'drain').then(
-      () => 'drained' as const,
-      () => 'failed' as const,
-    );
+    const room = new Promise<'room'>((resolve) => {
+      this.wake = () => resolve('room');
+    });
     const stopped = this.exited.then(() => 'failed' as const);
-    if ((await Promise.race([drained, stopped])) === 'failed') {
+    if ((await Promise.race([room, stopped])) === 'failed') {
       throw await this.failure('ffmpeg stopped before all frames were written');
     }
   }
