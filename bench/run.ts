@@ -5,11 +5,15 @@
  */
 import { httpBench } from './http.js';
 import { lipSyncBench } from './lipsync.js';
+import { runSeparationBench } from './separation.js';
 import { settingsFromEnv, type BenchLine, type BenchSection } from './lib/settings.js';
 
 const SECTIONS: Record<string, BenchSection> = {
   http: httpBench,
   lipsync: lipSyncBench,
+  separation: async (_settings, emit) => {
+    for (const row of await runSeparationBench()) emit({ bench: 'separation', ...row });
+  },
 };
 
 const wanted = process.argv.slice(2);
