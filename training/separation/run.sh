@@ -1,7 +1,7 @@
 #!/bin/sh
 # Reproduces models/separation/separator.onnx, golden.json and heldout.json from scratch on one CPU core.
 #   apt-get install fillets-ng-data-cs alsa-utils hyperrogue-music sonic-pi-samples freedoom fb-music-high espeak-ng ffmpeg
-# Steps: source pools (~12 min), codec round trips (~1 min), training (TRAIN_MINUTES, default 86), held-out
+# Steps: source pools (~1 min), codec round trips (~1 min), training (TRAIN_MINUTES, default 86), held-out
 # evaluation (results.json), ONNX export. Knobs: TRAIN_MINUTES, ESPEAK_TRAIN, ESPEAK_TEST, PYTHON.
 set -e
 cd "$(dirname "$0")"
