@@ -3,8 +3,8 @@
  * features `[T, 40]` at 100 frames/s in, posteriors `[T, 9]` over {@link VISEMES} out.
  * Long inputs run in chunks with context on both sides, so memory stays bounded.
  */
-import { fileURLToPath } from 'node:url';
-import * as ort from 'onnxruntime-node';
+import type * as ort from 'onnxruntime-node';
+import { loadOnnxSession, runFrames } from '../onnx-session.js';
 import { N_MELS } from './features.js';
 
 /** Rhubarb Lip Sync's mouth shapes, in the model's output order (see training/lipsync/README.md). */
@@ -27,22 +27,9 @@ export interface ChunkOptions {
 export class VisemeModel {
   private constructor(private readonly session: ort.InferenceSession) {}
 
-  private static readonly cache = new Map<string, Promise<VisemeModel>>();
-
   /** Loads (once per path and process) the ONNX model; single-threaded to stay a good neighbour. */
-  static load(model: string | URL = DEFAULT_VISEME_MODEL): Promise<VisemeModel> {
-    const path = model instanceof URL ? fileURLToPath(model) : model;
-    let loaded = VisemeModel.cache.get(path);
-    if (!loaded) {
-      loaded = ort.InferenceSession.create(path, {
-        intraOpNumThreads: 1,
-        interOpNumThreads: 1,
-        graphOptimizationLevel: 'all',
-      }).then((s) => new VisemeModel(s));
-      loaded.catch(() => VisemeModel.cache.delete(path));
-      VisemeModel.cache.set(path, loaded);
-    }
-    return loaded;
+  static async load(model: string | URL = DEFAULT_VISEME_MODEL): Promise<VisemeModel> {
+    return new VisemeModel(await loadOnnxSession(model));
   }
 
   get inputNames(): readonly string[] {
@@ -54,18 +41,8 @@ export class VisemeModel {
   }
 
   /** One run over `frames` rows of features; returns `[frames * 9]` posteriors. */
-  async run(features: Float32Array, frames: number): Promise<Float32Array> {
-    if (features.length !== frames * N_MELS) throw new Error(`features: expected ${frames}x${N_MELS} values`);
-    if (frames === 0) return new Float32Array(0);
-    const input = new ort.Tensor('float32', features, [1, frames, N_MELS]);
-    const result = await this.session.run({ features: input });
-    const out = result.posteriors;
-    try {
-      return new Float32Array(out.data as Float32Array);
-    } finally {
-      out.dispose?.();
-      input.dispose?.();
-    }
+  run(features: Float32Array, frames: number): Promise<Float32Array> {
+    return runFrames(this.session, { input: 'features', output: 'posteriors' }, features, frames, N_MELS);
   }
 
   /** Posteriors for any length, computed chunk by chunk; equal to {@link run} up to the GRU's fading memory. */

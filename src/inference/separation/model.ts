@@ -4,8 +4,8 @@
  * receptive field of ±{@link MODEL_CONTEXT} frames: a chunk run with that much context on each side gives exactly the
  * masks a whole-file run would.
  */
-import { fileURLToPath } from 'node:url';
-import * as ort from 'onnxruntime-node';
+import type * as ort from 'onnxruntime-node';
+import { loadOnnxSession, runFrames } from '../onnx-session.js';
 import { BINS } from './stft.js';
 
 /** The model shipped with the package (resolved from this file, in src/ and in dist/ alike). */
@@ -29,26 +29,16 @@ export class SeparationModel {
     readonly executionProviders: readonly string[],
   ) {}
 
-  private static readonly cache = new Map<string, Promise<SeparationModel>>();
+  private static readonly wrappers = new WeakMap<ort.InferenceSession, SeparationModel>();
 
   /** Loads (once per path, threads and providers, per process) the ONNX model. */
-  static load(model: string | URL = DEFAULT_SEPARATION_MODEL, options: SeparationModelOptions = {}): Promise<SeparationModel> {
-    const path = model instanceof URL ? fileURLToPath(model) : model;
+  static async load(model: string | URL = DEFAULT_SEPARATION_MODEL, options: SeparationModelOptions = {}): Promise<SeparationModel> {
     const providers = options.executionProviders ?? ['cpu'];
-    const threads = options.intraOpNumThreads ?? 1;
-    const key = `${path}|${threads}|${providers.join(',')}`;
-    let loaded = SeparationModel.cache.get(key);
-    if (!loaded) {
-      loaded = ort.InferenceSession.create(path, {
-        intraOpNumThreads: threads,
-        interOpNumThreads: 1,
-        executionProviders: providers,
-        graphOptimizationLevel: 'all',
-      }).then((s) => new SeparationModel(s, providers));
-      loaded.catch(() => SeparationModel.cache.delete(key));
-      SeparationModel.cache.set(key, loaded);
-    }
-    return loaded;
+    const session = await loadOnnxSession(model, { ...options, executionProviders: providers });
+    // One wrapper per cached session, so callers can tell a new load from a reused one.
+    let wrapper = SeparationModel.wrappers.get(session);
+    if (!wrapper) SeparationModel.wrappers.set(session, (wrapper = new SeparationModel(session, providers)));
+    return wrapper;
   }
 
   get inputNames(): readonly string[] {
@@ -60,17 +50,7 @@ export class SeparationModel {
   }
 
   /** One run over `frames` rows of magnitudes (`frames * 257` values); returns `frames * 257` mask values. */
-  async mask(mag: Float32Array, frames: number): Promise<Float32Array> {
-    if (mag.length !== frames * BINS) throw new Error(`magnitudes: expected ${frames}x${BINS} values, got ${mag.length}`);
-    if (frames === 0) return new Float32Array(0);
-    const input = new ort.Tensor('float32', mag, [1, frames, BINS]);
-    const result = await this.session.run({ mag: input });
-    const out = result.mask;
-    try {
-      return new Float32Array(out.data as Float32Array);
-    } finally {
-      out.dispose?.();
-      input.dispose?.();
-    }
+  mask(mag: Float32Array, frames: number): Promise<Float32Array> {
+    return runFrames(this.session, { input: 'mag', output: 'mask' }, mag, frames, BINS);
   }
 }
