@@ -53,7 +53,9 @@ export class HttpCore {
       const owner = route.access === 'key' ? await authenticateRequest(request.headers, this.settings.authenticate) : '';
       const baseUrl = this.settings.publicUrl ?? `${request.origin}${request.mountPath}${this.settings.basePath}`;
       const run = () => route.handle({ request, params, owner, baseUrl });
-      if (route.family === 'none' || !owner) return await run();
+      if (route.family === 'none' || !owner || this.settings.requestsPerKey[route.family] === Number.POSITIVE_INFINITY) {
+        return await run();
+      }
       const queue = this.limits[route.family];
       const key = owner;
       if (queue.running(key) + queue.waiting(key) >= this.settings.requestsPerKey[route.family] + this.settings.maxQueuedRequestsPerKey) {
