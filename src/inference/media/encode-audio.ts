@@ -1,4 +1,5 @@
-import { rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { rename, rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import ffmpeg from 'fluent-ffmpeg';
 import type { MediaBinaries } from './binaries.js';
@@ -32,7 +33,10 @@ export async function encodeAudio(pcm: Readable, options: EncodeAudioOptions, bi
     .inputOptions(['-ar', String(options.sampleRate), '-ac', String(options.channels)]);
   if (options.format === 'mp3') command.audioCodec('libmp3lame').audioBitrate(options.bitrateKbps ?? 192).format('mp3');
   else command.audioCodec('pcm_s16le').format('wav');
-  command.outputOptions(['-nostdin', '-hide_banner', '-loglevel', 'error']).output(`file:${options.outputPath}`);
+  // Written aside and renamed when complete: an ffmpeg that is still flushing after a failure can only leave a
+  // stray partial file, never a file at outputPath.
+  const partial = `${options.outputPath}.partial-${randomBytes(4).toString('hex')}`;
+  command.outputOptions(['-nostdin', '-hide_banner', '-loglevel', 'error']).output(`file:${partial}`);
 
   let sourceError: Error | undefined;
   const onSourceError = (error: Error): void => {
@@ -45,15 +49,19 @@ export async function encodeAudio(pcm: Readable, options: EncodeAudioOptions, bi
     await new Promise<void>((resolve, reject) => {
       command.once('end', () => resolve());
       command.once('error', (error: Error, _stdout: string | null, stderr: string | null) => {
+        command.kill('SIGKILL');
         reject(new MediaProcessError('ffmpeg', `ffmpeg failed to encode ${options.format}: ${error.message}`, (stderr ?? '').slice(-2000), { cause: error }));
       });
       if (options.signal?.aborted) onAbort();
       command.run();
     });
     if (sourceError) throw sourceError;
+    await rename(partial, options.outputPath);
   } catch (error) {
     pcm.destroy(); // e.g. stops a decodeAudio() feeding us, instead of leaving its ffmpeg paused forever
-    await rm(options.outputPath, { force: true });
+    await rm(partial, { force: true });
+    // Once more after the killed ffmpeg has surely exited (it may have reopened the file before the signal).
+    setTimeout(() => void rm(partial, { force: true }).catch(() => undefined), 1000).unref();
     throw sourceError ?? error;
   } finally {
     pcm.off('error', onSourceError);
