@@ -92,7 +92,6 @@ export class AvatarCatalogue {
       if (this.abort.signal.aborted) return;
       try {
         await this.ensureAssets(entry);
-        entry.thumbnailGenerationStatus = entry.assets.thumbnail ? 'completed' : 'pending';
       } catch (error) {
         entry.thumbnailGenerationStatus = 'error';
         this.logger.error('avatar asset generation failed', { avatar: entry.definition.id, error: String(error) });
@@ -109,9 +108,12 @@ export class AvatarCatalogue {
         const existing = await this.blobs.stat(id);
         if (existing) {
           entry.assets[asset.name] = existing;
-          entry.createdAt = entry.updatedAt = existing.createdAt;
-          continue;
+          // The thumbnail is made first, so its time is the avatar's creation; the newest asset its update.
+          if (asset.name === 'thumbnail') entry.createdAt = existing.createdAt;
+          if (existing.createdAt > entry.updatedAt || asset.name === 'thumbnail') entry.updatedAt = existing.createdAt;
         }
+        if (entry.assets.thumbnail) entry.thumbnailGenerationStatus = 'completed';
+        if (existing) continue;
         if (!this.renderer || this.abort.signal.aborted) return;
         workDir ??= await mkdtemp(join(tmpdir(), 'virtual-anchor-avatar-'));
         const file = join(workDir, asset.file);
