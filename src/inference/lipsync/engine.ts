@@ -1,8 +1,10 @@
 import type { EngineContext, LipSyncEngine, LipSyncInput } from '../engines.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import { openVideoEncoder, resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
-import { FrameRenderer } from '../render/frame-renderer.js';
-import { RESTING_MOUTH, type MouthTrackAnalyzer } from './mouth.js';
+import { loadImage } from '@napi-rs/canvas';
+import { readFile } from 'node:fs/promises';
+import { FrameSource, type RenderThread } from '../render/frame-source.js';
+import type { MouthShape, MouthTrackAnalyzer } from './mouth.js';
 
 /** Options of {@link CanvasLipSyncEngine}. */
 export interface CanvasLipSyncEngineOptions {
@@ -12,14 +14,20 @@ export interface CanvasLipSyncEngineOptions {
   binaries?: EncoderBinaries;
   /** Least time between two progress reports in milliseconds (default 250); the first and last are always sent. */
   progressIntervalMs?: number;
+  /**
+   * Where frames are drawn (default `'worker'`): a worker thread draws the next frames while this
+   * thread feeds ffmpeg, so drawing overlaps with encoding and never blocks the event loop;
+   * `'main'` draws on the event loop's thread.
+   */
+  renderThread?: RenderThread;
 }
 
 /**
  * The built-in lip-sync engine: a {@link MouthTrackAnalyzer} turns the speech into one mouth shape
  * per frame, then each frame is drawn on the canvas and piped straight into ffmpeg with the audio.
  * Memory stays flat whatever the audio length: only the (small) mouth track is held, a few frames
- * at most wait in the pipe to ffmpeg (the next one is drawn while ffmpeg encodes them), and ffmpeg's
- * stdin backpressure paces the drawing.
+ * at most wait, drawn, for ffmpeg (a worker thread draws the next ones while ffmpeg encodes), and
+ * ffmpeg's stdin backpressure paces the drawing.
  */
 export class CanvasLipSyncEngine implements LipSyncEngine {
   private binaries?: Promise<MediaBinaries>;
@@ -37,20 +45,7 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
     const analysis = this.analyzer.analyze(input.audioPath, avatar.fps, signal);
     // Awaited below; this only keeps a failure that comes first from counting as unhandled.
     analysis.catch(() => undefined);
-    // Set the renderer up (background, cached layers) while the analyzer's ffmpeg decodes the audio.
-    let renderer: FrameRenderer;
-    try {
-      renderer = await FrameRenderer.create(avatar, { backgroundPath: input.backgroundPath });
-    } catch (error) {
-      await analysis.catch(() => undefined);
-      throw error;
-    }
-    const track = await analysis;
-    signal.throwIfAborted();
-    // The analyzer decoded the audio, so its frame count is the exact one; fall back on the probe.
-    const total = track.length > 0 ? track.length : Math.max(1, Math.ceil(input.durationSec * avatar.fps));
-    const report = throttledProgress(context, total, this.options.progressIntervalMs ?? 250);
-    report(0, true);
+    // ffmpeg starts (and opens the audio) while the analyzer works; it waits for the first frame.
     const encoder = openVideoEncoder(
       {
         ...this.options.encoder,
@@ -63,19 +58,41 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
       },
       binaries,
     );
+    // The renderer (a worker thread by default) sets itself up meanwhile too.
+    const source = FrameSource.open({ definition: avatar, backgroundPath: input.backgroundPath, thread: this.options.renderThread });
     try {
-      for (let i = 0; i < total; i++) {
+      let track: MouthShape[];
+      try {
+        // A background that does not decode fails the job before any drawing.
+        if (input.backgroundPath) await loadImage(await readFile(input.backgroundPath));
+        track = await analysis;
         signal.throwIfAborted();
-        await encoder.write(renderer.render(i, track[i] ?? RESTING_MOUTH));
-        report(i + 1, false);
+      } catch (error) {
+        await Promise.all([analysis.catch(() => undefined), encoder.abort()]);
+        signal.throwIfAborted();
+        throw error;
       }
-      await encoder.finish();
-    } catch (error) {
-      await encoder.abort();
-      signal.throwIfAborted();
-      throw error;
+      // The analyzer decoded the audio, so its frame count is the exact one; fall back on the probe.
+      const total = track.length > 0 ? track.length : Math.max(1, Math.ceil(input.durationSec * avatar.fps));
+      const report = throttledProgress(context, total, this.options.progressIntervalMs ?? 250);
+      report(0, true);
+      try {
+        let done = 0;
+        for await (const frame of source.frames(track, total, signal)) {
+          signal.throwIfAborted();
+          await encoder.write(frame.pixels, frame.release);
+          report(++done, false);
+        }
+        await encoder.finish();
+      } catch (error) {
+        await encoder.abort();
+        signal.throwIfAborted();
+        throw error;
+      }
+      report(total, true);
+    } finally {
+      await source.close();
     }
-    report(total, true);
   }
 }
 

@@ -125,9 +125,10 @@ export class VideoEncoder {
   /**
    * Queues one frame (`width × height × 4` RGBA bytes). Resolves at once while fewer than
    * `maxQueuedFrames` frames wait to go into ffmpeg's pipe, otherwise as soon as one of them has.
-   * The buffer is written later, so it must not be modified after this call (pass a fresh one).
+   * The buffer is written later, so it must not be modified after this call (pass a fresh one),
+   * or not before `onWritten` is called, once ffmpeg's pipe holds its bytes (or writing failed).
    */
-  async write(frame: Uint8Array): Promise<void> {
+  async write(frame: Uint8Array, onWritten?: () => void): Promise<void> {
     if (frame.byteLength !== this.frameBytes) {
       throw new RangeError(`frame has ${frame.byteLength} bytes, expected ${this.frameBytes}`);
     }
@@ -139,6 +140,7 @@ export class VideoEncoder {
     // Called once the frame is in the pipe (or failed: then the exit status tells the story).
     stdin.write(frame, () => {
       this.queued--;
+      onWritten?.();
       const wake = this.wake;
       this.wake = undefined;
       wake?.();

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { before, test } from 'node:test';
+import type { AvatarDefinition } from '../../src/inference/avatar/definition.js';
+import type { MouthShape } from '../../src/inference/lipsync/mouth.js';
+import { FrameSource } from '../../src/inference/render/frame-source.js';
+import { builtIns, hashOf } from './helpers.js';
+
+let amara: AvatarDefinition;
+before(async () => {
+  amara = (await builtIns()).get('amara')!;
+});
+
+const mouths: MouthShape[] = Array.from({ length: 12 }, (_, i) => ({ open: (i % 4) / 3, width: 0.3, round: i % 3 === 0 ? 1 : 0, closed: i % 5 === 0 ? 1 : 0, teeth: 0 }));
+
+/** Hashes of the frames a source yields, releasing each frame only after it was read. */
+async function hashes(source: FrameSource, total: number): Promise<string[]> {
+  const out: string[] = [];
+  try {
+    for await (const frame of source.frames(mouths, total)) {
+      assert.equal(frame.pixels.byteLength, amara.width * amara.height * 4);
+      out.push(hashOf(frame.pixels));
+      frame.release();
+    }
+  } finally {
+    await source.close();
+  }
+  return out;
+}
+
+test('a worker thread draws exactly the frames the main thread draws, in order, past the end of the mouth track too', async () => {
+  const total = mouths.length + 3;
+  const inline = await hashes(FrameSource.open({ definition: amara, thread: 'main' }), total);
+  // Two slots: the worker has to wait for released slots many times over.
+  const worker = await hashes(FrameSource.open({ definition: amara, thread: 'worker', slots: 2 }), total);
+  assert.equal(inline.length, total);
+  assert.deepEqual(worker, inline);
+  assert.ok(new Set(inline).size > 5, 'frames differ from one another');
+});
+
+test('a frame keeps its pixels until released: the worker never draws into a slot still held', async () => {
+  const source = FrameSource.open({ definition: amara, slots: 2 });
+  const held: { hash: string; pixels: Uint8Array; release: () => void }[] = [];
+  try {
+    const frames = source.frames(mouths, 6);
+    for (let i = 0; i < 2; i++) {
+      const { value } = await frames.next();
+      held.push({ hash: hashOf(value!.pixels), pixels: value!.pixels, release: value!.release });
+    }
+    // Both slots held: give the worker time in which it could (wrongly) draw frame 2 over one of them.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    for (const frame of held) assert.equal(hashOf(frame.pixels), frame.hash);
+    held[0]!.release();
+    const third = await frames.next();
+    assert.equal(third.done, false);
+    assert.equal(hashOf(held[1]!.pixels), held[1]!.hash, 'the slot still held is untouched');
+    await frames.return(undefined);
+  } finally {
+    await source.close();
+  }
+});
+
+test('a background that does not decode fails the worker with the reason, and abort stops the frames', async () => {
+  const broken = FrameSource.open({ definition: amara, backgroundPath: '/nonexistent/background.png' });
+  await assert.rejects(hashes(broken, 3), /drawing frame 0 failed: .*ENOENT/);
+
+  const controller = new AbortController();
+  const source = FrameSource.open({ definition: amara });
+  let seen = 0;
+  await assert.rejects(
+    (async () => {
+      try {
+        for await (const frame of source.frames(mouths, 1000, controller.signal)) {
+          frame.release();
+          if (++seen === 3) controller.abort(new Error('stop here'));
+        }
+      } finally {
+        await source.close();
+      }
+    })(),
+    /stop here/,
+  );
+  assert.equal(seen, 3);
+});
