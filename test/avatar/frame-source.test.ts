@@ -1,23 +1,35 @@
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { before, test } from 'node:test';
+import { createCanvas } from '@napi-rs/canvas';
+import { idlePoseAt } from '../../src/inference/avatar/idle-motion.js';
 import type { AvatarDefinition } from '../../src/inference/avatar/definition.js';
 import type { MouthShape } from '../../src/inference/lipsync/mouth.js';
 import { FrameSource } from '../../src/inference/render/frame-source.js';
 import { builtIns, hashOf } from './helpers.js';
 
 let amara: AvatarDefinition;
+let avatars: AvatarDefinition[];
 before(async () => {
-  amara = (await builtIns()).get('amara')!;
+  const all = await builtIns();
+  amara = all.get('amara')!;
+  avatars = [...all.values()];
 });
 
 const mouths: MouthShape[] = Array.from({ length: 12 }, (_, i) => ({ open: (i % 4) / 3, width: 0.3, round: i % 3 === 0 ? 1 : 0, closed: i % 5 === 0 ? 1 : 0, teeth: 0 }));
 
 /** Hashes of the frames a source yields, releasing each frame only after it was read. */
 async function hashes(source: FrameSource, total: number): Promise<string[]> {
+  return hashesOf(source, mouths, total);
+}
+
+async function hashesOf(source: FrameSource, track: readonly MouthShape[], total: number): Promise<string[]> {
   const out: string[] = [];
   try {
-    for await (const frame of source.frames(mouths, total)) {
-      assert.equal(frame.pixels.byteLength, amara.width * amara.height * 4);
+    for await (const frame of source.frames(track, total)) {
+      assert.equal(frame.pixels.byteLength, 512 * 512 * 4);
       out.push(hashOf(frame.pixels));
       frame.release();
     }
@@ -35,6 +47,36 @@ test('a worker thread draws exactly the frames the main thread draws, in order, 
   assert.equal(inline.length, total);
   assert.deepEqual(worker, inline);
   assert.ok(new Set(inline).size > 5, 'frames differ from one another');
+});
+
+test('the worker\'s frames equal the main thread\'s over 4.5 s of every avatar, head and body moving, with and without a background image', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'va-frame-source-'));
+  try {
+    const image = createCanvas(300, 200);
+    const ictx = image.getContext('2d');
+    ictx.fillStyle = '#2a7';
+    ictx.fillRect(0, 0, 300, 200);
+    ictx.fillStyle = '#c33';
+    ictx.fillRect(100, 50, 100, 100);
+    const backgroundPath = join(dir, 'bg.png');
+    await writeFile(backgroundPath, await image.encode('png'));
+    for (const def of avatars) {
+      const total = Math.round(def.fps * 4.5); // longer than a breath (4.2 s)
+      const long = Array.from({ length: total }, (_, i) => mouths[i % mouths.length]!);
+      // The head and the body both move within these frames, so both kinds of changed rectangle are exercised.
+      const moves = (pick: (p: ReturnType<typeof idlePoseAt>) => number) => new Set(Array.from({ length: total }, (_, i) => Math.round(pick(idlePoseAt(def, i))))).size;
+      assert.ok(moves((p) => p.headX) > 1 || moves((p) => p.headY - p.breath * 1.2) > 1, `${def.id}: the head moves`);
+      assert.ok(moves((p) => -p.breath * 2.6) > 1, `${def.id}: the body moves`);
+      for (const bg of def === avatars[0] ? [undefined, backgroundPath] : [undefined]) {
+        const inline = await hashesOf(FrameSource.open({ definition: def, backgroundPath: bg, thread: 'main' }), long, total);
+        const worker = await hashesOf(FrameSource.open({ definition: def, backgroundPath: bg, slots: 3 }), long, total);
+        const first = worker.findIndex((h, i) => h !== inline[i]);
+        assert.equal(first, -1, `${def.id}${bg ? ' with background' : ''}: frame ${first} differs`);
+      }
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('a frame keeps its pixels until released: the worker never draws into a slot still held', async () => {
