@@ -7,7 +7,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import { idlePoseAt } from '../../src/inference/avatar/idle-motion.js';
 import type { AvatarDefinition } from '../../src/inference/avatar/definition.js';
 import type { MouthShape } from '../../src/inference/lipsync/mouth.js';
-import { FrameSource } from '../../src/inference/render/frame-source.js';
+import { FrameSource, idleFrameWorkers } from '../../src/inference/render/frame-source.js';
 import { builtIns, hashOf } from './helpers.js';
 
 let amara: AvatarDefinition;
@@ -122,4 +122,21 @@ test('a background that does not decode fails the worker with the reason, and ab
     /stop here/,
   );
   assert.equal(seen, 3);
+});
+
+test('a worker that finished a video draws the next one (no new start-up); one stopped half-way is ended', async () => {
+  const first = await hashes(FrameSource.open({ definition: amara }), 4);
+  const idle = idleFrameWorkers();
+  assert.ok(idle >= 1, 'the worker waits for the next video');
+  const source = FrameSource.open({ definition: amara });
+  assert.equal(idleFrameWorkers(), idle - 1, 'the next video takes the idle worker');
+  assert.deepEqual(await hashes(source, 4), first);
+  assert.equal(idleFrameWorkers(), idle);
+
+  const stopped = FrameSource.open({ definition: amara });
+  const frames = stopped.frames(mouths, 50);
+  await frames.next();
+  await frames.return(undefined);
+  await stopped.close();
+  assert.equal(idleFrameWorkers(), idle - 1, 'a worker stopped half-way does not go back to the pool');
 });

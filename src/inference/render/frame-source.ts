@@ -4,7 +4,7 @@ import { Worker } from 'node:worker_threads';
 import type { AvatarDefinition } from '../avatar/definition.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
 import { FrameRenderer } from './frame-renderer.js';
-import type { FrameWorkerData, FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
+import type { FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
 
 /** One drawn frame: RGBA bytes, valid until {@link release} is called. */
 export interface DrawnFrame {
@@ -35,8 +35,9 @@ export const DEFAULT_FRAME_SLOTS = 6;
  * layers), so that this overlaps with the audio analysis; {@link frames} then yields the frames in
  * order. With a worker thread, the worker draws the next frames into a small ring of shared memory
  * while the caller's thread writes earlier ones to ffmpeg: drawing never blocks the event loop and
- * memory stays bounded by `slots` frames. `'main'` draws on the calling thread, one frame at a time.
- * Always {@link close} it (also after {@link frames} has run).
+ * memory stays bounded by `slots` frames. A worker that finished a video waits
+ * {@link FRAME_WORKER_IDLE_MS} for the next one. `'main'` draws on the calling thread, one frame at
+ * a time. Always {@link close} it (also after {@link frames} has run).
  */
 export abstract class FrameSource {
   static open(options: FrameSourceOptions): FrameSource {
@@ -71,43 +72,49 @@ class InlineFrameSource extends FrameSource {
 }
 
 class WorkerFrameSource extends FrameSource {
-  private readonly worker: Worker;
+  private readonly worker: PooledWorker;
+  private readonly job = ++lastJob;
   private readonly ring: SharedArrayBuffer;
   private readonly frameBytes: number;
   private readonly inbox: FromFrameWorker[] = [];
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
+  /** Whether the worker finished this video and may serve another. */
+  private finished = false;
   private closed = false;
+  private readonly onMessage = (message: FromFrameWorker) => {
+    if (message.job !== this.job) return;
+    this.inbox.push(message);
+    this.notify();
+  };
+  private readonly onError = (error: Error) => {
+    this.failure ??= error;
+    this.notify();
+  };
+  private readonly onExit = (code: number) => {
+    // Messages posted before the exit are delivered first; give them one more turn all the same.
+    setImmediate(() => {
+      this.failure ??= new Error(`the frame worker exited (code ${code}) before drawing every frame`);
+      this.notify();
+    });
+  };
 
   constructor(options: FrameSourceOptions) {
     super();
     const slots = Math.max(2, options.slots ?? DEFAULT_FRAME_SLOTS);
     this.frameBytes = options.definition.width * options.definition.height * 4;
     this.ring = new SharedArrayBuffer(this.frameBytes * slots);
-    const workerData: FrameWorkerData = { definition: options.definition, backgroundPath: options.backgroundPath, ring: this.ring, slots };
-    const entry = workerEntry();
-    this.worker = typeof entry === 'string' ? new Worker(entry, { eval: true, workerData }) : new Worker(entry, { workerData });
-    this.worker.on('message', (message: FromFrameWorker) => {
-      this.inbox.push(message);
-      this.notify();
-    });
-    this.worker.on('error', (error) => {
-      this.failure ??= error;
-      this.notify();
-    });
-    this.worker.on('exit', (code) => {
-      // Messages posted before the exit are delivered first; give them one more turn all the same.
-      setImmediate(() => {
-        this.failure ??= new Error(`the frame worker exited (code ${code}) before drawing every frame`);
-        this.notify();
-      });
-    });
+    this.worker = acquireWorker();
+    this.worker.thread.on('message', this.onMessage);
+    this.worker.thread.on('error', this.onError);
+    this.worker.thread.on('exit', this.onExit);
+    this.post({ type: 'prepare', job: this.job, definition: options.definition, backgroundPath: options.backgroundPath, ring: this.ring, slots });
   }
 
   async *frames(mouths: readonly MouthShape[], total: number, signal?: AbortSignal): AsyncGenerator<DrawnFrame> {
     const abort = () => this.notify();
     signal?.addEventListener('abort', abort);
-    this.worker.postMessage({ type: 'draw', mouths, total } satisfies ToFrameWorker);
+    this.post({ type: 'draw', job: this.job, mouths, total });
     try {
       for (let expected = 0; ; ) {
         signal?.throwIfAborted();
@@ -117,8 +124,14 @@ class WorkerFrameSource extends FrameSource {
           await new Promise<void>((resolve) => (this.wake = resolve));
           continue;
         }
-        if (message.type === 'error') throw new Error(`drawing frame ${expected} failed: ${message.message}`);
-        if (message.type === 'done') return;
+        if (message.type === 'error') {
+          this.finished = true; // the worker is waiting for its next video
+          throw new Error(`drawing frame ${expected} failed: ${message.message}`);
+        }
+        if (message.type === 'done') {
+          this.finished = expected === total;
+          return;
+        }
         if (message.index !== expected) throw new Error(`the frame worker sent frame ${message.index}, expected ${expected}`);
         expected++;
         yield this.frame(message.slot);
@@ -131,9 +144,13 @@ class WorkerFrameSource extends FrameSource {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.worker.removeAllListeners('exit');
-    this.worker.on('error', () => undefined);
-    await this.worker.terminate();
+    const { thread } = this.worker;
+    thread.off('message', this.onMessage);
+    thread.off('error', this.onError);
+    thread.off('exit', this.onExit);
+    // A worker that finished its video serves the next one; one stopped half-way is ended.
+    if (this.finished && !this.failure) releaseWorker(this.worker);
+    else await endWorker(this.worker);
   }
 
   private frame(slot: number): DrawnFrame {
@@ -143,9 +160,13 @@ class WorkerFrameSource extends FrameSource {
       release: () => {
         if (released || this.closed) return;
         released = true;
-        this.worker.postMessage({ type: 'release', slot } satisfies ToFrameWorker);
+        this.post({ type: 'release', job: this.job, slot });
       },
     };
+  }
+
+  private post(message: ToFrameWorker): void {
+    this.worker.thread.postMessage(message);
   }
 
   private notify(): void {
@@ -153,6 +174,62 @@ class WorkerFrameSource extends FrameSource {
     this.wake = undefined;
     wake?.();
   }
+}
+
+/** Numbers the videos, so that a pooled worker's messages reach the video they are about. */
+let lastJob = 0;
+
+/** A frame worker, and the timer that ends it after a while without work. */
+interface PooledWorker {
+  thread: Worker;
+  idleTimer?: NodeJS.Timeout;
+}
+
+/**
+ * How long a frame worker that finished a video waits for the next one before it ends. Starting
+ * one loads its modules (a few hundred milliseconds); an idle one holds some memory and no CPU.
+ */
+export const FRAME_WORKER_IDLE_MS = 30_000;
+
+/** Idle frame workers, most recently used last. They never keep the process alive. */
+const idleWorkers: PooledWorker[] = [];
+
+function acquireWorker(): PooledWorker {
+  const pooled = idleWorkers.pop();
+  if (pooled) {
+    clearTimeout(pooled.idleTimer);
+    pooled.thread.ref();
+    return pooled;
+  }
+  const entry = workerEntry();
+  const thread = typeof entry === 'string' ? new Worker(entry, { eval: true }) : new Worker(entry);
+  // An error or exit of an idle worker only removes it from the pool.
+  const worker: PooledWorker = { thread };
+  thread.on('error', () => undefined);
+  thread.on('exit', () => {
+    const at = idleWorkers.indexOf(worker);
+    if (at >= 0) idleWorkers.splice(at, 1);
+  });
+  return worker;
+}
+
+function releaseWorker(worker: PooledWorker): void {
+  worker.thread.unref();
+  worker.idleTimer = setTimeout(() => void endWorker(worker), FRAME_WORKER_IDLE_MS);
+  worker.idleTimer.unref();
+  idleWorkers.push(worker);
+}
+
+async function endWorker(worker: PooledWorker): Promise<void> {
+  clearTimeout(worker.idleTimer);
+  const at = idleWorkers.indexOf(worker);
+  if (at >= 0) idleWorkers.splice(at, 1);
+  await worker.thread.terminate();
+}
+
+/** Frame workers waiting for a video (for tests and diagnostics). */
+export function idleFrameWorkers(): number {
+  return idleWorkers.length;
 }
 
 /**

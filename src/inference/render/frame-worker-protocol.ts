@@ -1,22 +1,27 @@
 import type { AvatarDefinition } from '../avatar/definition.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 
-/** What the frame worker is started with: it sets its renderer up at once. */
-export interface FrameWorkerData {
-  definition: AvatarDefinition;
-  backgroundPath?: string;
-  /** `slots` frames of `width × height × 4` bytes, shared with the parent. */
-  ring: SharedArrayBuffer;
-  slots: number;
-}
-
-/** Parent → worker: what to draw (sent once), then slots that may be drawn into again. */
+/**
+ * Parent → worker. A worker serves one video at a time and then waits for the next: `prepare`
+ * sets the renderer up (while the audio is still being analysed), `draw` starts drawing, `release`
+ * hands a slot of the shared frame ring back. Every message names its video (`job`); a worker
+ * ignores releases of a video it no longer draws.
+ */
 export type ToFrameWorker =
-  | { type: 'draw'; mouths: readonly MouthShape[]; total: number }
-  | { type: 'release'; slot: number };
+  | {
+      type: 'prepare';
+      job: number;
+      definition: AvatarDefinition;
+      backgroundPath?: string;
+      /** `slots` frames of `width × height × 4` bytes, shared with the parent. */
+      ring: SharedArrayBuffer;
+      slots: number;
+    }
+  | { type: 'draw'; job: number; mouths: readonly MouthShape[]; total: number }
+  | { type: 'release'; job: number; slot: number };
 
-/** Worker → parent. */
+/** Worker → parent, about video `job`. */
 export type FromFrameWorker =
-  | { type: 'frame'; index: number; slot: number }
-  | { type: 'done' }
-  | { type: 'error'; message: string };
+  | { type: 'frame'; job: number; index: number; slot: number }
+  | { type: 'done'; job: number }
+  | { type: 'error'; job: number; message: string };

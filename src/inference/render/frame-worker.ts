@@ -1,24 +1,37 @@
 /**
- * Worker-thread entry of {@link FrameSource}: sets a {@link FrameRenderer} up as soon as it starts,
- * then, once told what to draw, draws the frames in order, copies each into a free slot of the
- * shared frame ring and tells the parent which slot holds which frame. The parent hands a slot
- * back once ffmpeg has its bytes.
+ * Worker-thread entry of {@link FrameSource}. For each video it is given, it sets a
+ * {@link FrameRenderer} up as soon as it is told the avatar (`prepare`), then, once told what to
+ * draw, draws the frames in order, copies each into a free slot of the shared frame ring and tells
+ * the parent which slot holds which frame. The parent hands a slot back once ffmpeg has its bytes.
+ * Then it waits for the next video: a pooled worker skips the start-up (module loading) next time.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort } from 'node:worker_threads';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { FrameRenderer } from './frame-renderer.js';
 import { RESTING_MOUTH } from '../lipsync/mouth.js';
-import type { FrameWorkerData, FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
+import type { FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
+
+type Prepare = Extract<ToFrameWorker, { type: 'prepare' }>;
+type Draw = Extract<ToFrameWorker, { type: 'draw' }>;
 
 const port = parentPort;
 if (!port) throw new Error('frame-worker runs as a worker thread only');
-const data = workerData as FrameWorkerData;
-const free: number[] = Array.from({ length: data.slots }, (_, slot) => slot);
-let job: Extract<ToFrameWorker, { type: 'draw' }> | undefined;
+let prepare: Prepare | undefined;
+let draw: Draw | undefined;
+let free: number[] = [];
 let wake: (() => void) | undefined;
 port.on('message', (message: ToFrameWorker) => {
-  if (message.type === 'draw') job = message;
-  else free.push(message.slot);
+  if (message.type === 'prepare') {
+    prepare = message;
+    draw = undefined;
+    free = Array.from({ length: message.slots }, (_, slot) => slot);
+  } else if (message.job !== prepare?.job) {
+    return; // about a video this worker no longer draws
+  } else if (message.type === 'draw') {
+    draw = message;
+  } else {
+    free.push(message.slot);
+  }
   const w = wake;
   wake = undefined;
   w?.();
@@ -28,22 +41,29 @@ const until = async (ready: () => boolean) => {
 };
 const post = (message: FromFrameWorker) => port.postMessage(message);
 
-try {
-  const renderer = await FrameRenderer.create(data.definition, { backgroundPath: data.backgroundPath });
-  const frameBytes = renderer.width * renderer.height * 4;
-  await until(() => job !== undefined);
-  const { mouths, total } = job!;
-  for (let index = 0; index < total; index++) {
-    await until(() => free.length > 0);
-    const slot = free.shift()!;
-    new Uint8Array(data.ring, slot * frameBytes, frameBytes).set(renderer.render(index, mouths[index] ?? RESTING_MOUTH));
-    post({ type: 'frame', index, slot });
-    // One turn of the event loop per frame: slots handed back are seen, and the finalizers of the
-    // canvas's per-frame buffers run, so their memory is reused instead of piling up.
-    await nextTurn();
+for (;;) {
+  await until(() => prepare !== undefined);
+  const video = prepare!;
+  try {
+    const renderer = await FrameRenderer.create(video.definition, { backgroundPath: video.backgroundPath });
+    const frameBytes = renderer.width * renderer.height * 4;
+    await until(() => draw !== undefined && draw.job === video.job);
+    const { mouths, total } = draw!;
+    for (let index = 0; index < total; index++) {
+      await until(() => free.length > 0);
+      const slot = free.shift()!;
+      new Uint8Array(video.ring, slot * frameBytes, frameBytes).set(renderer.render(index, mouths[index] ?? RESTING_MOUTH));
+      post({ type: 'frame', job: video.job, index, slot });
+      // One turn of the event loop per frame: slots handed back are seen, and the finalizers of the
+      // canvas's per-frame buffers run, so their memory is reused instead of piling up.
+      await nextTurn();
+    }
+    post({ type: 'done', job: video.job });
+  } catch (error) {
+    post({ type: 'error', job: video.job, message: error instanceof Error ? error.message : String(error) });
   }
-  post({ type: 'done' });
-} catch (error) {
-  post({ type: 'error', message: error instanceof Error ? error.message : String(error) });
+  if (prepare === video) {
+    prepare = undefined;
+    draw = undefined;
+  }
 }
-port.close();
