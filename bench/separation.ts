@@ -1,8 +1,9 @@
 /**
  * Separation bench: `runSeparationBench()` (or `npx tsx bench/separation.ts`) builds a small evaluation set from the
  * held-out sources listed in models/separation/heldout.json (Debian packages fillets-ng-data-cs, alsa-utils,
- * hyperrogue-music, sonic-pi-samples, freedoom — files never seen in training), deterministically: 12 mixtures of
- * 10 s at 16 kHz, real recorded speech + {music, sound effects, synthetic noise} at 0 and 5 dB SNR. Per method it
+ * hyperrogue-music, sonic-pi-samples, freedoom and the game soundtracks of training/separation/prep.py — files never
+ * seen in training), deterministically: BENCH_SEPARATION_MIXTURES (default 24) mixtures of 10 s at 16 kHz, real
+ * recorded speech + {music, sound effects, synthetic noise} at 0 and 5 dB SNR. Per method it
  * reports SI-SDR improvement (dB) for speech and for ambience (mean, median, per background type) and the real-time
  * factor on one core (audio seconds per processing second, single-threaded onnxruntime):
  *   mixture (sanity row, 0 dB), wiener (classical DSP baseline), model (the shipped ONNX mask net, in-process),
@@ -24,6 +25,8 @@ import { wienerSpeech } from './separation-wiener.js';
 
 const SR = 16000;
 const SECONDS = 10;
+/** Mixtures in the set: a multiple of 6, so that every background type meets both SNRs equally often. */
+const MIXTURES = Math.max(6, Math.round(Number(process.env.BENCH_SEPARATION_MIXTURES ?? 24) / 6) * 6);
 const HELDOUT = new URL('../models/separation/heldout.json', import.meta.url);
 
 interface Heldout {
@@ -67,7 +70,7 @@ async function buildSet(heldout: Heldout, binaries: MediaBinaries): Promise<Mixt
   const speechFiles = heldout.speech.filter((f) => existsSync(f));
   const out: Mixture[] = [];
   const categories = ['music', 'sfx', 'noise'];
-  for (let i = 0; i < 12; i++) {
+  for (let i = 0; i < MIXTURES; i++) {
     const category = categories[i % 3];
     const snrDb = i % 2 === 0 ? 0 : 5;
     const speech = new Float32Array(n);
@@ -229,7 +232,7 @@ export async function runSeparationBench(): Promise<object[]> {
   const heldout = JSON.parse(readFileSync(HELDOUT, 'utf8')) as Heldout;
   const missing = [...heldout.speech.slice(0, 1), ...Object.values(heldout.ambience).map((f) => f[0])].filter((f) => !existsSync(f));
   if (missing.length > 0) {
-    rows.push({ method: 'all', skipped: `held-out sources not installed (${missing[0]}): apt-get install fillets-ng-data-cs alsa-utils hyperrogue-music sonic-pi-samples freedoom` });
+    rows.push({ method: 'all', skipped: `held-out sources not installed (${missing[0]}): apt-get install fillets-ng-data-cs alsa-utils hyperrogue-music sonic-pi-samples freedoom wesnoth-1.16-music warzone2100-music singularity-music planetblupi-music-ogg drascula-music asc-music` });
   } else {
     const set = await buildSet(heldout, binaries);
     // Sanity row: the mixture itself as the estimate of both stems (0 dB improvement by definition).

@@ -41,8 +41,13 @@ def main():
     torch.set_num_threads(1)
     ck = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "checkpoints", "last.pt")
     model = MaskNet(c=192, h=256)
-    state = torch.load(ck)
-    model.load_state_dict(state["model"])
+    if ck.endswith(".onnx"):  # an exported model, e.g. the shipped one
+        from train import state_from_onnx
+        model.load_state_dict(state_from_onnx(ck, model))
+        state = {"step": None, "spent": 0.0}
+    else:
+        state = torch.load(ck)
+        model.load_state_dict(state["model"])
     model.eval()
     sets = build()
     rows = {}
@@ -76,7 +81,7 @@ def main():
                               "oracle_speech": round(float(np.mean(r["oracle_speech"])), 2)} for k, r in rows.items()},
     }
     print(json.dumps(out, indent=1))
-    with open(os.path.join(HERE, "results.json"), "w") as fh:
+    with open(os.environ.get("RESULTS", os.path.join(HERE, "results.json")), "w") as fh:
         json.dump(out, fh, indent=1)
 
 

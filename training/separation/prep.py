@@ -5,7 +5,8 @@ Speech (real recorded voices):
   alsa-utils          /usr/share/sounds/alsa/{Front,Rear,Side}_*.wav      (one speaker; test only)
 Speech (synthetic): espeak-ng, many languages and voice variants; train/test variants are disjoint.
 Ambience: hyperrogue-music (music tracks + sound effects), sonic-pi-samples (loops, ambi incl. sung choir, drums,
-  instruments), fb-music-high (a tracker module via ffmpeg's libopenmpt), freedoom (sound effects parsed from the WAD);
+  instruments), fb-music-high (a tracker module via ffmpeg's libopenmpt), freedoom (sound effects parsed from the WAD),
+  and the game soundtracks in MUSIC_PACKAGES (orchestral, rock, electronic, ambient; some with choirs);
   synthetic noise is generated on the fly in mixing.py.
 
 Split: held out by source file (ambience), by level (fillets dialogue: test levels' lines, incl. their minor
@@ -82,6 +83,44 @@ def freedoom_sounds(wad):
         yield name, resample_poly(pcm, SR // g, rate // g).astype(np.float32)
 
 
+# Game soundtracks packaged by Debian: (package, folder or .pk3 archive). Whole tracks, held out by file.
+MUSIC_PACKAGES = [
+    ("wesnoth-1.16-music", "/usr/share/games/wesnoth/1.16/data/core/music"),
+    ("warzone2100-music", "/usr/share/games/warzone2100/music"),
+    ("singularity-music", "/usr/share/games/singularity/music"),
+    ("planetblupi-music-ogg", "/usr/share/planetblupi/music"),
+    ("drascula-music", "/usr/share/scummvm/drascula/audio"),
+    ("asc-music", "/usr/share/games/asc/music"),
+    ("nexuiz-music", "/usr/share/games/nexuiz/data/music.pk3"),
+    ("ufoai-music", "/usr/share/games/ufoai/base/0music.pk3"),
+]
+MUSIC_EXTS = (".ogg", ".opus", ".mp3", ".flac", ".wav")
+
+
+def soundtrack_files():
+    """Every track of MUSIC_PACKAGES that is installed; tracks inside .pk3 (zip) archives are extracted to data/pk3/."""
+    import zipfile
+    out = []
+    for package, where in MUSIC_PACKAGES:
+        if where.endswith(".pk3"):
+            if not os.path.isfile(where):
+                print(f"missing {package} ({where})", flush=True)
+                continue
+            dst = os.path.join(DATA, "pk3", package)
+            with zipfile.ZipFile(where) as z:
+                for info in z.infolist():
+                    if info.filename.lower().endswith(MUSIC_EXTS):
+                        target = os.path.join(dst, info.filename)
+                        if not os.path.exists(target):
+                            z.extract(info, dst)
+                        out.append(target)
+        elif os.path.isdir(where):
+            out += files(where, MUSIC_EXTS)
+        else:
+            print(f"missing {package} ({where})", flush=True)
+    return sorted(out)
+
+
 def espeak_clips(n, voices, seed):
     import espeak_synth  # from ../lipsync: libespeak-ng through ctypes, no process per utterance
     langs = ["en", "en-us", "de", "fr", "es", "it", "pt", "nl", "pl", "cs", "sv", "fi", "tr", "ro", "hu", "da", "hr"]
@@ -143,6 +182,10 @@ def main():
         h = len(x) * 4 // 5  # one module: its first 80 % trains, the last 20 % is held out
         add("amb", "train", f + "#head", x[:h], "music")
         add("amb", "test", f + "#tail", x[h:], "music")
+    tracks = soundtrack_files()
+    with ThreadPoolExecutor(2) as pool:
+        for f, x in zip(tracks, pool.map(decode, tracks)):
+            add("amb", "test" if held_out(f, 0.2) else "train", f, x, "music")
     for wad in files("/usr/share/games/doom", (".wad",)):
         for name, x in freedoom_sounds(wad):
             key = f"{os.path.basename(wad)}:{name}"
@@ -166,6 +209,8 @@ def main():
 
 def ambience_category(path):
     b = os.path.basename(path)
+    if path.endswith(MUSIC_EXTS) and any(path.startswith(w) or f"/pk3/{p}/" in path for p, w in MUSIC_PACKAGES):
+        return "music"
     if "/hyperrogue/" in path:
         return "music" if b.startswith("hr") else "sfx"
     return "music" if b.startswith(("loop_", "ambi_", "guit_", "bass_", "mehackit")) else "sfx"
@@ -181,7 +226,8 @@ def write_heldout():
         split = json.load(fh)
     amb = {"music": [], "sfx": []}
     for f in split["amb"]["test"]:
-        if f.startswith("/") and os.path.isfile(f) and ffmpeg_reads(f):  # the bench decodes with ffmpeg
+        # Package files only (not the tracks extracted from .pk3 archives into data/); the bench decodes with ffmpeg.
+        if f.startswith("/usr/") and os.path.isfile(f) and ffmpeg_reads(f):
             amb[ambience_category(f)].append(f)
     out = {"note": "held out of training by prep.py (by level / speaker / file); used by bench/separation.ts",
            "speech": [f for f in split["speech"]["test"] if f.startswith("/")],

@@ -26,8 +26,11 @@ def main():
     ap.add_argument("--batch", type=int, default=8)
     ap.add_argument("--seconds", type=float, default=4.0)
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--init-onnx", help="start from the weights of an exported model (fine-tuning), e.g. the shipped one")
+    ap.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (cosine decay to 5e-5)")
+    ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     length = int(args.seconds * mixing.SR)
@@ -49,6 +52,8 @@ def main():
     if args.resume and os.path.exists(os.path.join(ckdir, "last.pt")):
         ck = torch.load(os.path.join(ckdir, "last.pt"))
         model.load_state_dict(ck["model"]); opt.load_state_dict(ck["opt"]); step, spent = ck["step"], ck["spent"]
+    elif args.init_onnx:
+        model.load_state_dict(state_from_onnx(args.init_onnx, model))
     else:  # input normalisation from data
         with torch.no_grad():
             from model import stft
@@ -64,7 +69,7 @@ def main():
         elapsed = time.time() - t0
         if elapsed > budget:
             break
-        lr = 5e-5 + 0.5 * (1e-3 - 5e-5) * (1 + math.cos(math.pi * min(1.0, elapsed / budget)))
+        lr = 5e-5 + 0.5 * (args.lr - 5e-5) * (1 + math.cos(math.pi * min(1.0, elapsed / budget)))
         for g in opt.param_groups:
             g["lr"] = lr
         ex = [mixing.example(rng, sp, amb, length) for _ in range(args.batch - 2)]
@@ -98,6 +103,24 @@ def main():
                 last_save = time.time()
     torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "spent": time.time() - t0},
                os.path.join(ckdir, "last.pt"))
+
+
+def state_from_onnx(path, model):
+    """The torch state dict of an ONNX export of MaskNet: initializers keep their torch names, except the PReLU
+    slopes, which the exporter renames `onnx::PRelu_<n>` in graph order (two per block)."""
+    import onnx
+    from onnx import numpy_helper
+    init = {i.name: numpy_helper.to_array(i) for i in onnx.load(path).graph.initializer}
+    prelus = sorted((k for k in init if k.startswith("onnx::PRelu_")), key=lambda k: int(k.rsplit("_", 1)[1]))
+    state = {}
+    for name, ref in model.state_dict().items():
+        if name in init:
+            value = init[name]
+        else:  # blocks.<b>.net.<2|4>.weight
+            b, layer = int(name.split(".")[1]), int(name.split(".")[3])
+            value = init[prelus[2 * b + (0 if layer == 2 else 1)]]
+        state[name] = torch.from_numpy(value.copy()).reshape(ref.shape)
+    return state
 
 
 if __name__ == "__main__":
