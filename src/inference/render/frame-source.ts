@@ -41,7 +41,9 @@ export const DEFAULT_FRAME_SLOTS = 6;
  */
 export abstract class FrameSource {
   static open(options: FrameSourceOptions): FrameSource {
-    return (options.thread ?? 'worker') === 'worker' ? new WorkerFrameSource(options) : new InlineFrameSource(options);
+    // Without the worker's module next to this one (a bundler inlined this file), draw on this thread.
+    const useWorker = (options.thread ?? 'worker') === 'worker' && workerEntry() !== undefined;
+    return useWorker ? new WorkerFrameSource(options) : new InlineFrameSource(options);
   }
 
   /** Frames `0 … total − 1`, frame `i` with `mouths[i]` (the resting mouth past its end). Call once. */
@@ -202,6 +204,7 @@ function acquireWorker(): PooledWorker {
     return pooled;
   }
   const entry = workerEntry();
+  if (entry === undefined) throw new Error('the frame worker module is missing');
   const thread = typeof entry === 'string' ? new Worker(entry, { eval: true }) : new Worker(entry);
   // An error or exit of an idle worker only removes it from the pool.
   const worker: PooledWorker = { thread };
@@ -235,11 +238,17 @@ export function idleFrameWorkers(): number {
 /**
  * The worker's module: the compiled `.js` next to this file; from the TypeScript sources (tests,
  * examples run with tsx), a bootstrap that registers tsx in the worker, which does not inherit the
- * parent's `--import` loaders on Node 20, and then imports the `.ts` module.
+ * parent's `--import` loaders on Node 20, and then imports the `.ts` module; none when neither
+ * file is there (the package was bundled into one file).
  */
-function workerEntry(): URL | string {
-  const js = new URL('./frame-worker.js', import.meta.url);
-  if (existsSync(fileURLToPath(js))) return js;
-  const ts = new URL('./frame-worker.ts', import.meta.url).href;
-  return `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(ts)}); });`;
+function workerEntry(): URL | string | undefined {
+  if (import.meta.url.startsWith('file:')) {
+    const js = new URL('./frame-worker.js', import.meta.url);
+    if (existsSync(fileURLToPath(js))) return js;
+    const ts = new URL('./frame-worker.ts', import.meta.url);
+    if (existsSync(fileURLToPath(ts))) {
+      return `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(ts.href)}); });`;
+    }
+  }
+  return undefined;
 }
