@@ -246,9 +246,19 @@ function workerEntry(): URL | string | undefined {
     const js = new URL('./frame-worker.js', import.meta.url);
     if (existsSync(fileURLToPath(js))) return js;
     const ts = new URL('./frame-worker.ts', import.meta.url);
-    if (existsSync(fileURLToPath(ts))) {
-      return `import('tsx/esm/api').then(({ register }) => { register(); return import(${JSON.stringify(ts.href)}); });`;
+    const tsx = resolveTsxApi();
+    if (tsx && existsSync(fileURLToPath(ts))) {
+      return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(ts.href)}); });`;
     }
   }
   return undefined;
+}
+
+/** tsx's registration API, resolved from this module (not from the worker's working directory). */
+function resolveTsxApi(): string | undefined {
+  try {
+    return import.meta.resolve('tsx/esm/api');
+  } catch {
+    return undefined;
+  }
 }
