@@ -102,6 +102,11 @@ test('a frame keeps its pixels until released: the worker never draws into a slo
 });
 
 test('a background that does not decode fails the worker with the reason, and abort stops the frames', async () => {
+  for (const thread of ['worker', 'main'] as const) {
+    const unready = FrameSource.open({ definition: amara, backgroundPath: '/nonexistent/background.png', thread });
+    await assert.rejects(unready.ready(), /ENOENT/, `${thread}: ready() gives the reason`);
+    await unready.close();
+  }
   const broken = FrameSource.open({ definition: amara, backgroundPath: '/nonexistent/background.png' });
   await assert.rejects(hashes(broken, 3), /drawing frame 0 failed: .*ENOENT/);
 

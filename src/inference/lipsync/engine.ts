@@ -1,8 +1,6 @@
 import type { EngineContext, LipSyncEngine, LipSyncInput } from '../engines.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import { openVideoEncoder, resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
-import { loadImage } from '@napi-rs/canvas';
-import { readFile } from 'node:fs/promises';
 import { FrameSource, type RenderThread } from '../render/frame-source.js';
 import type { MouthShape, MouthTrackAnalyzer } from './mouth.js';
 
@@ -64,7 +62,7 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
       let track: MouthShape[];
       try {
         // A background that does not decode fails the job before any drawing.
-        if (input.backgroundPath) await loadImage(await readFile(input.backgroundPath));
+        await source.ready();
         track = await analysis;
         signal.throwIfAborted();
       } catch (error) {

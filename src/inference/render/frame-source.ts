@@ -42,9 +42,15 @@ export const DEFAULT_FRAME_SLOTS = 6;
 export abstract class FrameSource {
   static open(options: FrameSourceOptions): FrameSource {
     // Without the worker's module next to this one (a bundler inlined this file), draw on this thread.
-    const useWorker = (options.thread ?? 'worker') === 'worker' && workerEntry() !== undefined;
+    const useWorker = (options.thread ?? 'worker') === 'worker' && WORKER_ENTRY !== undefined;
     return useWorker ? new WorkerFrameSource(options) : new InlineFrameSource(options);
   }
+
+  /**
+   * Resolves once the renderer is set up (background decoded, layers drawn); rejects with the reason
+   * when it cannot be, e.g. a background image that does not decode.
+   */
+  abstract ready(): Promise<void>;
 
   /** Frames `0 … total − 1`, frame `i` with `mouths[i]` (the resting mouth past its end). Call once. */
   abstract frames(mouths: readonly MouthShape[], total: number, signal?: AbortSignal): AsyncGenerator<DrawnFrame>;
@@ -59,7 +65,11 @@ class InlineFrameSource extends FrameSource {
   constructor(options: FrameSourceOptions) {
     super();
     this.renderer = FrameRenderer.create(options.definition, { backgroundPath: options.backgroundPath });
-    this.renderer.catch(() => undefined); // reported by frames()
+    this.renderer.catch(() => undefined); // reported by ready() and frames()
+  }
+
+  async ready(): Promise<void> {
+    await this.renderer;
   }
 
   async *frames(mouths: readonly MouthShape[], total: number, signal?: AbortSignal): AsyncGenerator<DrawnFrame> {
@@ -78,31 +88,42 @@ class WorkerFrameSource extends FrameSource {
   private readonly job = ++lastJob;
   private readonly ring: SharedArrayBuffer;
   private readonly frameBytes: number;
-  private readonly inbox: FromFrameWorker[] = [];
+  /** What the worker said about the frames (its set-up is reported through {@link ready}). */
+  private readonly inbox: Exclude<FromFrameWorker, { type: 'ready' }>[] = [];
   private failure: Error | undefined;
   private wake: (() => void) | undefined;
+  private readonly setUp: Promise<void>;
+  private settleSetUp!: (error?: Error) => void;
   /** Whether the worker finished this video and may serve another. */
   private finished = false;
   private closed = false;
   private readonly onMessage = (message: FromFrameWorker) => {
     if (message.job !== this.job) return;
+    if (message.type === 'ready') return this.settleSetUp();
+    if (message.type === 'error') this.settleSetUp(new Error(message.message));
     this.inbox.push(message);
     this.notify();
   };
   private readonly onError = (error: Error) => {
     this.failure ??= error;
+    this.settleSetUp(error);
     this.notify();
   };
   private readonly onExit = (code: number) => {
     // Messages posted before the exit are delivered first; give them one more turn all the same.
     setImmediate(() => {
       this.failure ??= new Error(`the frame worker exited (code ${code}) before drawing every frame`);
+      this.settleSetUp(this.failure);
       this.notify();
     });
   };
 
   constructor(options: FrameSourceOptions) {
     super();
+    this.setUp = new Promise<void>((resolve, reject) => {
+      this.settleSetUp = (error) => (error ? reject(error) : resolve());
+    });
+    this.setUp.catch(() => undefined); // reported by ready() and frames()
     const slots = Math.max(2, options.slots ?? DEFAULT_FRAME_SLOTS);
     this.frameBytes = options.definition.width * options.definition.height * 4;
     this.ring = new SharedArrayBuffer(this.frameBytes * slots);
@@ -111,6 +132,10 @@ class WorkerFrameSource extends FrameSource {
     this.worker.thread.on('error', this.onError);
     this.worker.thread.on('exit', this.onExit);
     this.post({ type: 'prepare', job: this.job, definition: options.definition, backgroundPath: options.backgroundPath, ring: this.ring, slots });
+  }
+
+  ready(): Promise<void> {
+    return this.setUp;
   }
 
   async *frames(mouths: readonly MouthShape[], total: number, signal?: AbortSignal): AsyncGenerator<DrawnFrame> {
@@ -203,7 +228,7 @@ function acquireWorker(): PooledWorker {
     pooled.thread.ref();
     return pooled;
   }
-  const entry = workerEntry();
+  const entry = WORKER_ENTRY;
   if (entry === undefined) throw new Error('the frame worker module is missing');
   const thread = typeof entry === 'string' ? new Worker(entry, { eval: true }) : new Worker(entry);
   // An error or exit of an idle worker only removes it from the pool.
@@ -241,6 +266,8 @@ export function idleFrameWorkers(): number {
  * parent's `--import` loaders on Node 20, and then imports the `.ts` module; none when neither
  * file is there (the package was bundled into one file).
  */
+const WORKER_ENTRY = workerEntry();
+
 function workerEntry(): URL | string | undefined {
   if (import.meta.url.startsWith('file:')) {
     const js = new URL('./frame-worker.js', import.meta.url);

@@ -22,6 +22,7 @@ export type ToFrameWorker =
 
 /** Worker → parent, about video `job`. */
 export type FromFrameWorker =
+  | { type: 'ready'; job: number }
   | { type: 'frame'; job: number; index: number; slot: number }
   | { type: 'done'; job: number }
   | { type: 'error'; job: number; message: string };

@@ -47,6 +47,7 @@ for (;;) {
   try {
     const renderer = await FrameRenderer.create(video.definition, { backgroundPath: video.backgroundPath });
     const frameBytes = renderer.width * renderer.height * 4;
+    post({ type: 'ready', job: video.job });
     await until(() => draw !== undefined && draw.job === video.job);
     const { mouths, total } = draw!;
     for (let index = 0; index < total; index++) {
