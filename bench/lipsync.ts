@@ -17,7 +17,7 @@ import { FrameRenderer } from '../src/inference/render/frame-renderer.js';
 import type { RenderThread } from '../src/inference/render/frame-source.js';
 import { CanvasLipSyncEngine } from '../src/inference/lipsync/engine.js';
 import { OnnxMouthAnalyzer } from '../src/inference/lipsync/onnx-mouth-analyzer.js';
-import { RESTING_MOUTH } from '../src/inference/lipsync/mouth.js';
+import { RESTING_MOUTH, type MouthShape } from '../src/inference/lipsync/mouth.js';
 import { loadAvatarDefinitions } from '../src/inference/avatar/catalogue-definitions.js';
 import type { BenchSection } from './lib/settings.js';
 import { makeSpeech } from './lipsync/speech.js';
@@ -82,9 +82,11 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
     }
     const whole = median(wholeRuns);
     const encoderLimit = median(staticRuns);
-    const analysis = await timed(() => analyzer.analyze(audioPath, avatar.fps, signal));
+    let track: MouthShape[] = [];
+    const analysis = await timed(async () => {
+      track = await analyzer.analyze(audioPath, avatar.fps, signal);
+    });
     const renderer = new FrameRenderer(avatar);
-    const track = await analyzer.analyze(audioPath, avatar.fps, signal);
     const drawing = await timed(async () => {
       for (let i = 0; i < frames; i++) {
         renderer.render(i, track[i] ?? RESTING_MOUTH);
