@@ -1,5 +1,5 @@
 import type { AvatarLook } from '../../avatar/look.js';
-import { shade, withAlpha } from '../color.js';
+import { mixColor, shade, withAlpha } from '../color.js';
 import type { Ctx, FaceLayout } from '../layout.js';
 
 /** Outline parameters per head shape: upper-corner squareness, jaw width and chin width. */
@@ -10,19 +10,18 @@ const SHAPES: Record<AvatarLook['head']['shape'], { crown: number; jaw: number; 
   heart: { crown: 0.6, jaw: 0.74, chin: 0.2 },
 };
 
-/** Fills the head with skin and a soft side shade. */
+/**
+ * Fills the head with skin and a soft side shade, in one pass: a radial gradient from the skin tone to
+ * the tone 45 % of the way to the shadow, which is exactly the shadow at 0–45 % opacity over the skin
+ * (no clip and no second fill: this part is painted every frame).
+ */
 export function drawHead(ctx: Ctx, look: AvatarLook, l: FaceLayout, jawDrop: number, skinShadow: string): void {
-  ctx.save();
   headOutline(ctx, look, l, jawDrop);
-  ctx.fillStyle = look.skin.tone;
+  const skin = ctx.createRadialGradient(l.cx - l.rx * 0.2, l.cy - l.ry * 0.25, l.rx * 0.6, l.cx, l.cy, l.rx * 1.35);
+  skin.addColorStop(0, look.skin.tone);
+  skin.addColorStop(1, mixColor(look.skin.tone, skinShadow, 0.45));
+  ctx.fillStyle = skin;
   ctx.fill();
-  ctx.clip();
-  const shadeGrad = ctx.createRadialGradient(l.cx - l.rx * 0.2, l.cy - l.ry * 0.25, l.rx * 0.6, l.cx, l.cy, l.rx * 1.35);
-  shadeGrad.addColorStop(0, withAlpha(skinShadow, 0));
-  shadeGrad.addColorStop(1, withAlpha(skinShadow, 0.45));
-  ctx.fillStyle = shadeGrad;
-  ctx.fillRect(l.cx - l.rx * 1.2, l.cy - l.ry * 1.2, l.rx * 2.4, l.ry * 2.6);
-  ctx.restore();
 }
 
 /** The head outline as a closed path (not filled); `jawDrop` lowers the chin as the mouth opens. */
