@@ -22,6 +22,13 @@ export interface VideoEncoderSettings {
    * with 2 threads than with x264's default, while encoding a static image took the same time.
    */
   threads?: number;
+  /**
+   * x264's sub-pixel motion estimation and mode decision level, 0 to 11 (default 1; the `veryfast`
+   * preset's own is 2). The avatar's parts move by whole pixels, so finer sub-pixel search finds
+   * little: on a 60 s lip-sync video, level 1 took ~30 % less of x264's time than level 2 for a
+   * 7 % larger file and 0.1 dB less SSIM.
+   */
+  subme?: number;
 }
 
 /** How many frames {@link VideoEncoder.write} lets queue up for ffmpeg before it waits (default). */
@@ -55,6 +62,7 @@ export interface VideoEncodeOptions extends VideoEncoderSettings {
 export const DEFAULT_VIDEO_SETTINGS: Required<Omit<VideoEncoderSettings, 'threads'>> = {
   preset: 'veryfast',
   crf: 23,
+  subme: 1,
   audioBitrateKbps: 128,
 };
 
@@ -74,6 +82,7 @@ export function videoEncoderArgs(options: VideoEncodeOptions): string[] {
   if (width % 2 || height % 2) args.push('-vf', 'crop=trunc(iw/2)*2:trunc(ih/2)*2:0:0');
   args.push('-c:v', 'libx264', '-preset', preset, '-crf', String(crf), '-pix_fmt', 'yuv420p');
   args.push('-threads', String(options.threads ?? availableParallelism()));
+  args.push('-x264-params', `subme=${options.subme ?? DEFAULT_VIDEO_SETTINGS.subme}`);
   if (options.audioPath) {
     args.push('-c:a', 'aac', '-b:a', `${options.audioBitrateKbps ?? DEFAULT_VIDEO_SETTINGS.audioBitrateKbps}k`);
   }
