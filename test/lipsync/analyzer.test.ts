@@ -89,3 +89,13 @@ test('an aborted signal rejects the analysis', { skip: !espeak && 'espeak-ng mis
   const { path } = synthesize('hello', 0.2);
   await assert.rejects(new OnnxMouthAnalyzer().analyze(path, 25, AbortSignal.abort()));
 });
+
+test('a duration the caller already probed sets the number of frames', { skip: !espeak && 'espeak-ng missing' }, async () => {
+  const { path } = synthesize('hello', 0.2);
+  const own = await new OnnxMouthAnalyzer().analyze(path, 25);
+  const given = await new OnnxMouthAnalyzer().analyze(path, 25, undefined, 4);
+  assert.equal(given.length, 100);
+  assert.notEqual(own.length, 100);
+  // Past the decoded audio the mouth rests.
+  assert.ok(given.slice(own.length + 2).every((m) => m.open < 0.05 && m.closed > 0.8));
+});

@@ -40,7 +40,8 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
     const { signal } = context;
     signal.throwIfAborted();
     const binaries = await (this.binaries ??= resolveEncoderBinaries(this.options.binaries));
-    const analysis = this.analyzer.analyze(input.audioPath, avatar.fps, signal);
+    // The job's probed duration sets the frame count (and spares the analyzer a second probe).
+    const analysis = this.analyzer.analyze(input.audioPath, avatar.fps, signal, input.durationSec);
     // Awaited below; this only keeps a failure that comes first from counting as unhandled.
     analysis.catch(() => undefined);
     // ffmpeg starts (and opens the audio) while the analyzer works; it waits for the first frame.

@@ -23,6 +23,9 @@ export interface MouthTrackAnalyzer {
   /**
    * @param audioPath any file ffmpeg can decode
    * @param fps video frame rate; the result has `ceil(duration * fps)` entries
+   * @param durationSec the recording's duration in seconds when the caller has already probed it
+   *   (the lip-sync engine passes the job's): it sets the number of entries, and the analyzer need
+   *   not probe the file again
    */
-  analyze(audioPath: string, fps: number, signal?: AbortSignal): Promise<MouthShape[]>;
+  analyze(audioPath: string, fps: number, signal?: AbortSignal, durationSec?: number): Promise<MouthShape[]>;
 }

@@ -46,30 +46,38 @@ export class OnnxMouthAnalyzer implements MouthTrackAnalyzer {
     if (options.binaries) this.binaries = Promise.resolve(options.binaries);
   }
 
-  async analyze(audioPath: string, fps: number, signal?: AbortSignal): Promise<MouthShape[]> {
-    return (await this.analyzeDetailed(audioPath, fps, signal)).shapes;
+  async analyze(audioPath: string, fps: number, signal?: AbortSignal, durationSec?: number): Promise<MouthShape[]> {
+    return (await this.analyzeDetailed(audioPath, fps, signal, durationSec)).shapes;
   }
 
-  async analyzeDetailed(audioPath: string, fps: number, signal?: AbortSignal): Promise<MouthAnalysis> {
+  /**
+   * {@link analyze}, with the posteriors and durations behind the shapes. A positive `durationSec`
+   * (already probed by the caller) is used in place of this analyzer's own probe, unless
+   * {@link OnnxMouthAnalyzerOptions.duration} is `'decoded'`.
+   */
+  async analyzeDetailed(audioPath: string, fps: number, signal?: AbortSignal, durationSec?: number): Promise<MouthAnalysis> {
     if (!(fps > 0)) throw new RangeError(`fps must be positive, got ${fps}`);
     const modelLoad = VisemeModel.load(this.options.modelPath);
     this.binaries ??= resolveMediaBinaries();
     const binaries = await this.binaries;
+    const known = durationSec !== undefined && Number.isFinite(durationSec) && durationSec > 0;
     const probed =
       this.options.duration === 'decoded'
         ? Promise.resolve(0)
-        : probeMedia(audioPath, binaries, { signal }).then((p) => p.durationSec, () => 0);
+        : known
+          ? Promise.resolve(durationSec)
+          : probeMedia(audioPath, binaries, { signal }).then((p) => p.durationSec, () => 0);
     const pcm = decodeAudio(audioPath, { sampleRate: SAMPLE_RATE, channels: 1, signal }, binaries);
     const extractor = await extractFeatures(pcm, signal);
     const features = extractor.features();
     const frames = features.length / N_MELS;
     const decodedSec = extractor.samplesSeen / SAMPLE_RATE;
     const probedSec = await probed;
-    const durationSec = probedSec > 0 ? probedSec : decodedSec;
+    const usedSec = probedSec > 0 ? probedSec : decodedSec;
     const model = await modelLoad;
     const posteriors = await model.posteriors(features, frames, this.options.chunks, signal);
-    const shapes = mouthTrack(posteriors, frames, fps, videoFrameCount(durationSec, fps), this.options.mouth);
-    return { shapes, posteriors, frames, durationSec, decodedSec };
+    const shapes = mouthTrack(posteriors, frames, fps, videoFrameCount(usedSec, fps), this.options.mouth);
+    return { shapes, posteriors, frames, durationSec: usedSec, decodedSec };
   }
 }
 
