@@ -18,6 +18,8 @@ import {
   type AvatarPart,
 } from './avatar-painter.js';
 import { drawBackdrop, drawCover } from './background.js';
+import { jawTop } from './parts/head.js';
+import { mouthGeometry } from './parts/mouth.js';
 import { DESIGN_SIZE, type Ctx } from './layout.js';
 
 /** What goes behind the avatar. */
@@ -47,8 +49,17 @@ interface Layer {
   y: number;
 }
 
-/** Parts with cached layers: the look-only ones, and brows and eyes at rest (open, looking ahead). */
-const LAYER_PARTS: readonly AvatarPart[] = [...STATIC_PARTS, 'brows', 'eyes'];
+/**
+ * Parts with cached layers: the look-only ones, brows and eyes at rest (open, looking ahead), and the
+ * head's skin with the jaw closed.
+ */
+const LAYER_PARTS: readonly AvatarPart[] = [...STATIC_PARTS, 'headSkin', 'brows', 'eyes'];
+
+/**
+ * Below this jaw drop (frame pixels) the head's skin comes from its layer alone; from it on, the skin
+ * below the jaw line is painted for the frame's mouth.
+ */
+const JAW_REPAINT_PX = 0.25;
 
 /** Design pixels of motion room around the frame: parts just outside it at rest may move in. */
 const MOTION_MARGIN = 24;
@@ -151,9 +162,15 @@ export class FrameRenderer {
       const raise = browRaise(mouth);
       for (const part of PART_ORDER) {
         const layer = part === 'body' ? this.bodyLayer : headLayers.get(part);
-        // Brows only move up with the mouth; eyes have a layer open and looking ahead.
-        const fromLayer = part === 'brows' ? Number.isFinite(raise) : part === 'eyes' ? pose.blink === 0 && pose.gazeX === 0 && pose.gazeY === 0 : STATIC_PARTS.includes(part);
-        if (layer && fromLayer) {
+        // Brows only move up with the mouth; eyes have a layer open and looking ahead; the skin's
+        // layer has the jaw closed (see drawHeadSkin).
+        const fromLayer =
+          part === 'brows' ? Number.isFinite(raise)
+          : part === 'eyes' ? pose.blink === 0 && pose.gazeX === 0 && pose.gazeY === 0
+          : part === 'headSkin' || STATIC_PARTS.includes(part);
+        if (layer && part === 'headSkin') {
+          this.drawHeadSkin(layer, pose, mouth);
+        } else if (layer && fromLayer) {
           // Only moved, never scaled or rotated: the cheap way to draw a bitmap.
           let [dx, dy] = PART_ANCHOR[part] === 'head'
             ? [pose.headX, pose.headY - pose.breath * 1.2]
@@ -175,6 +192,39 @@ export class FrameRenderer {
       }
     }
     ctx.setTransform(1, 0, 0, 1, 0, 0);
+  }
+
+  /**
+   * The head's skin from its layer (jaw closed), except that with the jaw dropped the rows from the
+   * jaw line down are painted for this frame's mouth instead: the outline above that line does not
+   * depend on the jaw, and painting a part of the head is cheaper than all of it.
+   */
+  private drawHeadSkin(layer: Layer, pose: IdlePose, mouth: MouthShape): void {
+    const { ctx, scale, geometry } = this;
+    const { l, pivotY } = geometry;
+    const lift = pose.headY - pose.breath * 1.2;
+    const x = layer.x + Math.round(pose.headX * scale);
+    const top = layer.y + Math.round(lift * scale);
+    const { width, height } = layer.canvas;
+    let rows = height;
+    const repaint = mouthGeometry(mouth, geometry.look, l).jawDrop * scale >= JAW_REPAINT_PX;
+    if (repaint) {
+      // The highest frame row the jaw line reaches in the tilted head, less one for its edge.
+      const tilt = pose.headTilt;
+      const jawLine = pivotY + lift + (jawTop(l) - pivotY) * Math.cos(tilt) - l.rx * 1.05 * Math.abs(Math.sin(tilt));
+      rows = Math.max(0, Math.min(height, Math.floor(this.originY + jawLine * scale) - 1 - top));
+    }
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    if (rows > 0) ctx.drawImage(layer.canvas, 0, 0, width, rows, x, top, width, rows);
+    if (!repaint) return;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(0, top + rows, this.width, this.height - top - rows);
+    ctx.clip();
+    this.designTransform();
+    applyPartTransform(ctx, geometry, 'head', pose);
+    paintPart(ctx, geometry, 'headSkin', pose, mouth);
+    ctx.restore();
   }
 
   /**

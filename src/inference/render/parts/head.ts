@@ -24,6 +24,14 @@ export function drawHead(ctx: Ctx, look: AvatarLook, l: FaceLayout, jawDrop: num
   ctx.fill();
 }
 
+/**
+ * The height (design pixels, in the head's own frame) above which the head outline does not depend on
+ * `jawDrop`: the jaw's curves start at the sides at this height and only go down from there.
+ */
+export function jawTop(l: FaceLayout): number {
+  return l.cy - l.ry * 0.05;
+}
+
 /** The head outline as a closed path (not filled); `jawDrop` lowers the chin as the mouth opens. */
 export function headOutline(ctx: Ctx, look: AvatarLook, l: FaceLayout, jawDrop: number): void {
   const { crown, jaw, chin } = SHAPES[look.head.shape];
@@ -32,11 +40,11 @@ export function headOutline(ctx: Ctx, look: AvatarLook, l: FaceLayout, jawDrop: 
   const bottom = cy + ry + jawDrop;
   ctx.beginPath();
   ctx.moveTo(cx, top);
-  ctx.bezierCurveTo(cx + rx * crown, top, cx + rx, cy - ry * 0.55, cx + rx, cy - ry * 0.05);
+  ctx.bezierCurveTo(cx + rx * crown, top, cx + rx, cy - ry * 0.55, cx + rx, jawTop(l));
   ctx.bezierCurveTo(cx + rx, cy + ry * 0.4, cx + rx * jaw, cy + ry * 0.78 + jawDrop * 0.6, cx + rx * chin, bottom - ry * 0.05);
   ctx.quadraticCurveTo(cx + rx * chin * 0.55, bottom, cx, bottom);
   ctx.quadraticCurveTo(cx - rx * chin * 0.55, bottom, cx - rx * chin, bottom - ry * 0.05);
-  ctx.bezierCurveTo(cx - rx * jaw, cy + ry * 0.78 + jawDrop * 0.6, cx - rx, cy + ry * 0.4, cx - rx, cy - ry * 0.05);
+  ctx.bezierCurveTo(cx - rx * jaw, cy + ry * 0.78 + jawDrop * 0.6, cx - rx, cy + ry * 0.4, cx - rx, jawTop(l));
   ctx.bezierCurveTo(cx - rx, cy - ry * 0.55, cx - rx * crown, top, cx, top);
   ctx.closePath();
 }
