@@ -19,7 +19,8 @@ import {
 } from './avatar-painter.js';
 import { drawBackdrop, drawCover } from './background.js';
 import { jawTop } from './parts/head.js';
-import { mouthGeometry } from './parts/mouth.js';
+import { MAX_JAW_DROP, mouthGeometry } from './parts/mouth.js';
+import { drawPixelsOver, SpanLayer } from './compositor.js';
 import { DESIGN_SIZE, type Ctx } from './layout.js';
 
 /** What goes behind the avatar. */
@@ -47,7 +48,24 @@ interface Layer {
   canvas: Canvas;
   x: number;
   y: number;
+  /** Its pixels prepared for composition in TypeScript (made on first use). */
+  spans?: SpanLayer;
 }
+
+/** What one frame draws: the pose (tilt in whole steps), the mouth, the head's layers and the brow raise. */
+interface FrameState {
+  pose: IdlePose;
+  mouth: MouthShape;
+  headLayers: Map<AvatarPart, Layer>;
+  raise: number;
+}
+
+/**
+ * The face: the parts {@link FrameRenderer.renderInto} draws on a small canvas each frame (in this
+ * order, consecutive in the painting order); the others come from layers composed in TypeScript.
+ */
+const FACE_PARTS: readonly AvatarPart[] = ['headSkin', 'faceDetails', 'brows', 'eyes', 'mouth'];
+const COMPOSED_PARTS: ReadonlySet<AvatarPart> = new Set(PART_ORDER.filter((part) => !FACE_PARTS.includes(part)));
 
 /**
  * Parts with cached layers: the look-only ones, brows and eyes at rest (open, looking ahead), and the
@@ -95,6 +113,10 @@ export class FrameRenderer {
   private bodyLayer: Layer | undefined;
   /** The head's layers per tilt step. */
   private readonly headLayers = new Map<number, Map<AvatarPart, Layer>>();
+  /** The backdrop's pixels, with cached layers (see {@link renderInto}). */
+  private readonly backdropWords: Uint32Array | undefined;
+  /** The small canvas the face is drawn on by {@link renderInto}. */
+  private face: Canvas | undefined;
 
   constructor(
     private readonly definition: AvatarDefinition,
@@ -120,6 +142,7 @@ export class FrameRenderer {
       this.restBoxes = new Map(LAYER_PARTS.map((part) => [part, this.paintedBox(part)] as const));
       const box = this.restBoxes.get('body');
       if (box) this.bodyLayer = this.renderLayer('body', box, REST_POSE);
+      if (this.backdrop) this.backdropWords = new Uint32Array(new Uint8Array(this.backdrop.data()).buffer);
     }
   }
 
@@ -150,48 +173,133 @@ export class FrameRenderer {
     } else {
       ctx.clearRect(0, 0, this.width, this.height);
     }
-    // The head and body move by whole frame pixels (see snapped()).
-    const exact = this.snapped(this.poseAt(frameIndex));
-    if (!this.restBoxes) {
-      this.designTransform();
-      paintAvatar(ctx, this.geometry.look, exact, mouth);
+    const frame = this.frameState(frameIndex, mouth);
+    if (!frame) {
+      this.designTransform(ctx, 0, 0);
+      paintAvatar(ctx, this.geometry.look, this.snapped(this.poseAt(frameIndex)), mouth);
     } else {
-      const step = Math.round(exact.headTilt / TILT_STEP);
-      const pose = { ...exact, headTilt: step * TILT_STEP };
-      const headLayers = this.headLayersAt(step, pose.headTilt);
-      const raise = browRaise(mouth);
-      for (const part of PART_ORDER) {
-        const layer = part === 'body' ? this.bodyLayer : headLayers.get(part);
-        // Brows only move up with the mouth; eyes have a layer open and looking ahead; the skin's
-        // layer has the jaw closed (see drawHeadSkin).
-        const fromLayer =
-          part === 'brows' ? Number.isFinite(raise)
-          : part === 'eyes' ? pose.blink === 0 && pose.gazeX === 0 && pose.gazeY === 0
-          : part === 'headSkin' || STATIC_PARTS.includes(part);
-        if (layer && part === 'headSkin') {
-          this.drawHeadSkin(layer, pose, mouth);
-        } else if (layer && fromLayer) {
-          // Only moved, never scaled or rotated: the cheap way to draw a bitmap.
-          let [dx, dy] = PART_ANCHOR[part] === 'head'
-            ? [pose.headX, pose.headY - pose.breath * 1.2]
-            : [pose.headX * 0.2, -pose.breath * 2.6];
-          if (part === 'brows') {
-            // Straight up in the tilted head.
-            dx += raise * Math.sin(pose.headTilt);
-            dy -= raise * Math.cos(pose.headTilt);
-          }
-          // Whole pixels: a bitmap moved by whole pixels is copied, not resampled (several times
-          // cheaper), and the encoder finds the moved parts again exactly.
-          ctx.setTransform(1, 0, 0, 1, Math.round(dx * this.scale), Math.round(dy * this.scale));
-          ctx.drawImage(layer.canvas, layer.x, layer.y);
-        } else if (!fromLayer) {
-          this.designTransform();
-          applyPartTransform(ctx, this.geometry, PART_ANCHOR[part], pose);
-          paintPart(ctx, this.geometry, part, pose, mouth);
-        }
-      }
+      for (const part of PART_ORDER) this.drawPart(ctx, part, frame, 0, 0);
     }
     ctx.setTransform(1, 0, 0, 1, 0, 0);
+  }
+
+  /**
+   * Draws frame `frameIndex` with `mouth` into `target` (`width × height × 4` bytes, premultiplied
+   * RGBA as {@link render} returns them; a slot of shared memory, say). With cached layers and a
+   * backdrop (not `transparent`), the layers are composed in TypeScript straight into `target` and only the face
+   * (skin below the jaw line, eyes, brows, mouth) is drawn on a small canvas and read back: no
+   * full-frame buffer is allocated. Otherwise it draws into {@link canvas} and copies its pixels.
+   */
+  renderInto(frameIndex: number, mouth: MouthShape, target: Uint8Array): void {
+    const { width, height } = this;
+    if (target.byteLength !== width * height * 4) throw new RangeError(`target has ${target.byteLength} bytes, expected ${width * height * 4}`);
+    const frame = this.backdropWords && target.byteOffset % 4 === 0 ? this.frameState(frameIndex, mouth) : undefined;
+    if (!frame || !this.backdropWords) {
+      this.draw(frameIndex, mouth);
+      target.set(this.canvas.data());
+      return;
+    }
+    const words = new Uint32Array(target.buffer, target.byteOffset, width * height);
+    words.set(this.backdropWords);
+    for (const part of PART_ORDER) {
+      if (COMPOSED_PARTS.has(part)) {
+        const layer = part === 'body' ? this.bodyLayer : frame.headLayers.get(part);
+        if (!layer) continue;
+        const [dx, dy] = this.layerOffset(part, frame.pose);
+        layer.spans ??= new SpanLayer(layer.canvas.data(), layer.canvas.width, layer.canvas.height);
+        layer.spans.drawOver(words, width, height, { x: layer.x + dx, y: layer.y + dy });
+      } else if (part === FACE_PARTS[0]) {
+        this.composeFace(words, frame);
+      }
+    }
+  }
+
+  /** Draws the face parts on the face canvas and composes it over `words`. */
+  private composeFace(words: Uint32Array, frame: FrameState): void {
+    const box = this.faceBox(frame);
+    const w = box.x1 - box.x0;
+    const h = box.y1 - box.y0;
+    if (!this.face || this.face.width < w || this.face.height < h) {
+      this.face = createCanvas(Math.max(w, this.face?.width ?? 0), Math.max(h, this.face?.height ?? 0));
+    }
+    const face = this.face;
+    const fctx = face.getContext('2d');
+    fctx.setTransform(1, 0, 0, 1, 0, 0);
+    fctx.clearRect(0, 0, face.width, face.height);
+    for (const part of FACE_PARTS) this.drawPart(fctx, part, frame, box.x0, box.y0);
+    fctx.setTransform(1, 0, 0, 1, 0, 0);
+    const pixels = face.data();
+    const source = pixels.byteOffset % 4 === 0 ? new Uint32Array(pixels.buffer, pixels.byteOffset, face.width * face.height) : new Uint32Array(new Uint8Array(pixels).buffer);
+    drawPixelsOver(words, this.width, this.height, source, face.width, face.height, { x: box.x0, y: box.y0 });
+  }
+
+  /**
+   * The frame rectangle the face parts can paint in this frame: the head's layers of the frame's
+   * tilt, moved with the head, with room below for the dropped jaw and above for raised brows.
+   */
+  private faceBox(frame: FrameState): Box {
+    const [dx, dy] = this.layerOffset('headSkin', frame.pose);
+    const box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
+    for (const part of FACE_PARTS) {
+      const layer = frame.headLayers.get(part);
+      if (!layer) continue;
+      box.x0 = Math.min(box.x0, layer.x + dx);
+      box.y0 = Math.min(box.y0, layer.y + dy);
+      box.x1 = Math.max(box.x1, layer.x + dx + layer.canvas.width);
+      box.y1 = Math.max(box.y1, layer.y + dy + layer.canvas.height);
+    }
+    const room = Math.ceil(4 * this.scale) + 2;
+    const jaw = Math.ceil(MAX_JAW_DROP * 1.2 * this.scale) + 3;
+    return { x0: Math.floor(box.x0) - room, y0: Math.floor(box.y0) - room, x1: Math.ceil(box.x1) + room, y1: Math.ceil(box.y1) + jaw };
+  }
+
+  /** The pose, cached layers and brow raise of frame `frameIndex`; none without cached layers. */
+  private frameState(frameIndex: number, mouth: MouthShape): FrameState | undefined {
+    if (!this.restBoxes) return undefined;
+    // The head and body move by whole frame pixels (see snapped()).
+    const exact = this.snapped(this.poseAt(frameIndex));
+    const step = Math.round(exact.headTilt / TILT_STEP);
+    const pose = { ...exact, headTilt: step * TILT_STEP };
+    return { pose, mouth, headLayers: this.headLayersAt(step, pose.headTilt), raise: browRaise(mouth) };
+  }
+
+  /** Where `part`'s layer goes for `pose`: its offset from rest in whole frame pixels. */
+  private layerOffset(part: AvatarPart, pose: IdlePose): [number, number] {
+    const [dx, dy] = PART_ANCHOR[part] === 'head' ? [pose.headX, pose.headY - pose.breath * 1.2] : [pose.headX * 0.2, -pose.breath * 2.6];
+    return [Math.round(dx * this.scale), Math.round(dy * this.scale)];
+  }
+
+  /**
+   * Draws one part of `frame` into `ctx`, whose pixel (0, 0) is frame pixel (`sx`, `sy`): from its
+   * layer where it has one that fits, else as vectors.
+   */
+  private drawPart(ctx: Ctx, part: AvatarPart, frame: FrameState, sx: number, sy: number): void {
+    const { pose, mouth, raise } = frame;
+    const layer = part === 'body' ? this.bodyLayer : frame.headLayers.get(part);
+    // Brows only move up with the mouth; eyes have a layer open and looking ahead; the skin's
+    // layer has the jaw closed (see drawHeadSkin).
+    const fromLayer =
+      part === 'brows' ? Number.isFinite(raise)
+      : part === 'eyes' ? pose.blink === 0 && pose.gazeX === 0 && pose.gazeY === 0
+      : part === 'headSkin' || STATIC_PARTS.includes(part);
+    if (layer && part === 'headSkin') {
+      this.drawHeadSkin(ctx, layer, pose, mouth, sx, sy);
+    } else if (layer && fromLayer) {
+      let [dx, dy] = PART_ANCHOR[part] === 'head' ? [pose.headX, pose.headY - pose.breath * 1.2] : [pose.headX * 0.2, -pose.breath * 2.6];
+      if (part === 'brows') {
+        // Straight up in the tilted head.
+        dx += raise * Math.sin(pose.headTilt);
+        dy -= raise * Math.cos(pose.headTilt);
+      }
+      // Whole pixels: a bitmap moved by whole pixels is copied, not resampled (several times
+      // cheaper), and the encoder finds the moved parts again exactly.
+      ctx.setTransform(1, 0, 0, 1, Math.round(dx * this.scale) - sx, Math.round(dy * this.scale) - sy);
+      ctx.drawImage(layer.canvas, layer.x, layer.y);
+    } else if (!fromLayer) {
+      this.designTransform(ctx, sx, sy);
+      applyPartTransform(ctx, this.geometry, PART_ANCHOR[part], pose);
+      paintPart(ctx, this.geometry, part, pose, mouth);
+    }
   }
 
   /**
@@ -199,8 +307,8 @@ export class FrameRenderer {
    * jaw line down are painted for this frame's mouth instead: the outline above that line does not
    * depend on the jaw, and painting a part of the head is cheaper than all of it.
    */
-  private drawHeadSkin(layer: Layer, pose: IdlePose, mouth: MouthShape): void {
-    const { ctx, scale, geometry } = this;
+  private drawHeadSkin(ctx: Ctx, layer: Layer, pose: IdlePose, mouth: MouthShape, sx: number, sy: number): void {
+    const { scale, geometry } = this;
     const { l, pivotY } = geometry;
     const lift = pose.headY - pose.breath * 1.2;
     const x = layer.x + Math.round(pose.headX * scale);
@@ -214,28 +322,28 @@ export class FrameRenderer {
       const jawLine = pivotY + lift + (jawTop(l) - pivotY) * Math.cos(tilt) - l.rx * 1.05 * Math.abs(Math.sin(tilt));
       rows = Math.max(0, Math.min(height, Math.floor(this.originY + jawLine * scale) - 1 - top));
     }
-    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.setTransform(1, 0, 0, 1, -sx, -sy);
     if (rows > 0) ctx.drawImage(layer.canvas, 0, 0, width, rows, x, top, width, rows);
     if (!repaint) return;
     ctx.save();
     ctx.beginPath();
     ctx.rect(0, top + rows, this.width, this.height - top - rows);
     ctx.clip();
-    this.designTransform();
+    this.designTransform(ctx, sx, sy);
     applyPartTransform(ctx, geometry, 'head', pose);
     paintPart(ctx, geometry, 'headSkin', pose, mouth);
     ctx.restore();
   }
 
   /**
-   * Draws frame `frameIndex` and returns its pixels: `width × height × 4` RGBA bytes, row by row,
-   * premultiplied by alpha (identical to straight RGBA when the frame is opaque, i.e. not
-   * `transparent`). The canvas and background are reused; the one per-frame buffer is the copy
-   * @napi-rs/canvas makes (it offers no read into a caller's buffer) and belongs to the caller.
+   * Draws frame `frameIndex` and returns its pixels in a fresh buffer that belongs to the caller:
+   * `width × height × 4` RGBA bytes, row by row, premultiplied by alpha (identical to straight RGBA
+   * when the frame is opaque, i.e. not `transparent`). See {@link renderInto}.
    */
   render(frameIndex: number, mouth: MouthShape): Buffer {
-    this.draw(frameIndex, mouth);
-    return this.canvas.data();
+    const pixels = Buffer.allocUnsafeSlow(this.width * this.height * 4);
+    this.renderInto(frameIndex, mouth, pixels);
+    return pixels;
   }
 
   /** Draws frame `frameIndex` and encodes it as PNG. */
@@ -256,9 +364,9 @@ export class FrameRenderer {
     return { ...pose, headX: snap(pose.headX), headY: snap(pose.headY - lift) + lift };
   }
 
-  /** Sets the frame transform of the design square (no pose). */
-  private designTransform(): void {
-    this.ctx.setTransform(this.scale, 0, 0, this.scale, this.originX, this.originY);
+  /** Sets `ctx`'s transform to the design square (no pose), for a canvas whose (0, 0) is frame pixel (`sx`, `sy`). */
+  private designTransform(ctx: Ctx, sx: number, sy: number): void {
+    ctx.setTransform(this.scale, 0, 0, this.scale, this.originX - sx, this.originY - sy);
   }
 
   /** The head's layers tilted by `step` × {@link TILT_STEP} = `tilt`, drawn on first use. */

@@ -53,10 +53,10 @@ for (;;) {
     for (let index = 0; index < total; index++) {
       await until(() => free.length > 0);
       const slot = free.shift()!;
-      new Uint8Array(video.ring, slot * frameBytes, frameBytes).set(renderer.render(index, mouths[index] ?? RESTING_MOUTH));
+      renderer.renderInto(index, mouths[index] ?? RESTING_MOUTH, new Uint8Array(video.ring, slot * frameBytes, frameBytes));
       post({ type: 'frame', job: video.job, index, slot });
       // One turn of the event loop per frame: slots handed back are seen, and the finalizers of the
-      // canvas's per-frame buffers run, so their memory is reused instead of piling up.
+      // canvas's per-frame buffers (the face's pixels) run, so their memory is reused.
       await nextTurn();
     }
     post({ type: 'done', job: video.job });

@@ -23,6 +23,9 @@ export interface MouthGeometry {
   teethOnLip: number;
 }
 
+/** The most the chin drops (design pixels), with the mouth wide open. */
+export const MAX_JAW_DROP = 14;
+
 const clamp01 = (v: number) => (Number.isFinite(v) ? Math.max(0, Math.min(1, v)) : 0);
 
 /** Pure geometry: how each MouthShape parameter moves the lips and jaw. */
@@ -47,7 +50,7 @@ export function mouthGeometry(mouth: MouthShape, look: AvatarLook, l: FaceLayout
     upperLip: (6 + 3 * round) * fullness * press,
     lowerLip: (8 + 3 * round) * fullness * press * (1 - 0.35 * teeth),
     roundness: 0.48 + 0.4 * round,
-    jawDrop: 14 * jaw,
+    jawDrop: MAX_JAW_DROP * jaw,
     teethOnLip: teeth,
   };
 }

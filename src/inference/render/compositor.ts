@@ -1,0 +1,129 @@
+/**
+ * Source-over composition of premultiplied RGBA pixels in plain TypeScript, straight into a frame
+ * buffer the caller owns (for video, a slot of the shared frame ring). Reading a whole frame back
+ * from the canvas costs a fresh 1 MB buffer per frame (the canvas offers no read into a caller's
+ * buffer) plus its garbage collection; composing the cached layers here instead leaves only the
+ * small, per-frame face for the canvas to draw and give back.
+ *
+ * Pixels are 32-bit words of RGBA bytes (little-endian: alpha in the top byte), premultiplied by
+ * alpha, as @napi-rs/canvas stores them.
+ */
+
+/** Premultiplied `source` over `dest`, rounded per channel; exact at alpha 0 and 255. */
+export function over(source: number, dest: number): number {
+  const keep = 255 - (source >>> 24);
+  // Two channels at a time (red and blue, then green and alpha): 8 bits × 255 fits in 16.
+  let rb = (dest & 0x00ff00ff) * keep + 0x00800080;
+  rb = ((rb + ((rb >>> 8) & 0x00ff00ff)) >>> 8) & 0x00ff00ff;
+  let ga = ((dest >>> 8) & 0x00ff00ff) * keep + 0x00800080;
+  ga = (ga + ((ga >>> 8) & 0x00ff00ff)) & 0xff00ff00;
+  // A premultiplied channel is at most the alpha, so the sums never carry into the next channel.
+  return (source + ((rb | ga) >>> 0)) >>> 0;
+}
+
+/** A picture placed on a frame: its pixels, size and where its top-left corner goes. */
+export interface Placement {
+  x: number;
+  y: number;
+}
+
+/**
+ * A cached layer prepared for fast composition: each row's runs of opaque pixels (copied as
+ * blocks) and its partly transparent pixels (blended one by one); fully transparent pixels cost
+ * nothing. Cartoon layers are mostly flat colour, so the blended pixels are their edges only.
+ */
+export class SpanLayer {
+  readonly width: number;
+  readonly height: number;
+  private readonly pixels: Uint32Array;
+  /** Per row, `[start, end)` pairs of opaque runs. */
+  private readonly runs: Int32Array[];
+  /** Indexes (row × width + column) of the partly transparent pixels. */
+  private readonly partial: Int32Array;
+
+  /** From `rgba`: `width × height × 4` premultiplied bytes (copied). */
+  constructor(rgba: Uint8Array, width: number, height: number) {
+    if (rgba.byteLength !== width * height * 4) throw new RangeError(`expected ${width}x${height} RGBA pixels`);
+    this.width = width;
+    this.height = height;
+    this.pixels = new Uint32Array(width * height);
+    new Uint8Array(this.pixels.buffer).set(rgba);
+    const partial: number[] = [];
+    this.runs = [];
+    for (let y = 0; y < height; y++) {
+      const row: number[] = [];
+      const base = y * width;
+      for (let x = 0; x < width; ) {
+        const alpha = this.pixels[base + x]! >>> 24;
+        if (alpha === 255) {
+          const start = x;
+          while (x < width && this.pixels[base + x]! >>> 24 === 255) x++;
+          row.push(start, x);
+        } else {
+          if (alpha !== 0) partial.push(base + x);
+          x++;
+        }
+      }
+      this.runs.push(Int32Array.from(row));
+    }
+    this.partial = Int32Array.from(partial);
+  }
+
+  /** Composes this layer over `frame` (`frameWidth × frameHeight` words) at `at`, clipped to the frame. */
+  drawOver(frame: Uint32Array, frameWidth: number, frameHeight: number, at: Placement): void {
+    const { width, pixels } = this;
+    const y0 = Math.max(0, -at.y);
+    const y1 = Math.min(this.height, frameHeight - at.y);
+    const x0 = Math.max(0, -at.x);
+    const x1 = Math.min(width, frameWidth - at.x);
+    if (y0 >= y1 || x0 >= x1) return;
+    for (let y = y0; y < y1; y++) {
+      const runs = this.runs[y]!;
+      const source = y * width;
+      const target = (at.y + y) * frameWidth + at.x;
+      for (let i = 0; i < runs.length; i += 2) {
+        const start = Math.max(runs[i]!, x0);
+        const end = Math.min(runs[i + 1]!, x1);
+        if (start < end) frame.set(pixels.subarray(source + start, source + end), target + start);
+      }
+    }
+    const { partial } = this;
+    for (let i = 0; i < partial.length; i++) {
+      const index = partial[i]!;
+      const y = (index / width) | 0;
+      const x = index - y * width;
+      if (y < y0 || y >= y1 || x < x0 || x >= x1) continue;
+      const target = (at.y + y) * frameWidth + at.x + x;
+      frame[target] = over(pixels[index]!, frame[target]!);
+    }
+  }
+}
+
+/**
+ * Composes `source` (`width × height` premultiplied words, drawn this frame) over `frame` at `at`,
+ * clipped to the frame: transparent pixels are skipped, opaque ones copied, the rest blended.
+ */
+export function drawPixelsOver(
+  frame: Uint32Array,
+  frameWidth: number,
+  frameHeight: number,
+  source: Uint32Array,
+  width: number,
+  height: number,
+  at: Placement,
+): void {
+  const y0 = Math.max(0, -at.y);
+  const y1 = Math.min(height, frameHeight - at.y);
+  const x0 = Math.max(0, -at.x);
+  const x1 = Math.min(width, frameWidth - at.x);
+  for (let y = y0; y < y1; y++) {
+    const from = y * width;
+    const to = (at.y + y) * frameWidth + at.x;
+    for (let x = x0; x < x1; x++) {
+      const pixel = source[from + x]!;
+      const alpha = pixel >>> 24;
+      if (alpha === 255) frame[to + x] = pixel;
+      else if (alpha !== 0) frame[to + x] = over(pixel, frame[to + x]!);
+    }
+  }
+}

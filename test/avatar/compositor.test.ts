@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createCanvas } from '@napi-rs/canvas';
+import { drawPixelsOver, over, SpanLayer } from '../../src/inference/render/compositor.js';
+import { FrameRenderer } from '../../src/inference/render/frame-renderer.js';
+import { builtIns } from './helpers.js';
+
+/** A premultiplied pixel word from straight RGBA. */
+const word = (r: number, g: number, b: number, a: number) =>
+  (Math.round((r * a) / 255) | (Math.round((g * a) / 255) << 8) | (Math.round((b * a) / 255) << 16) | (a << 24)) >>> 0;
+const channels = (w: number) => [w & 255, (w >>> 8) & 255, (w >>> 16) & 255, w >>> 24];
+
+test('over() is premultiplied source-over, rounded to the nearest value in every channel', () => {
+  let worst = 0;
+  for (let k = 0; k < 20000; k++) {
+    const s = word((k * 37) % 256, (k * 91) % 256, (k * 13) % 256, (k * 53) % 256);
+    const d = word((k * 7) % 256, (k * 29) % 256, (k * 71) % 256, (k * 17) % 256);
+    const out = channels(over(s, d));
+    const keep = 255 - (s >>> 24);
+    channels(s).forEach((c, i) => (worst = Math.max(worst, Math.abs(out[i]! - (c + (channels(d)[i]! * keep) / 255)))));
+  }
+  assert.ok(worst <= 0.5 + 1e-9, `worst rounding error ${worst}`);
+  assert.equal(over(word(10, 20, 30, 255), word(200, 100, 50, 255)), word(10, 20, 30, 255));
+  assert.equal(over(0, word(200, 100, 50, 255)), word(200, 100, 50, 255));
+});
+
+test('a span layer composes like blending every pixel, clipped at the frame edges', () => {
+  // A layer with opaque runs, soft edges and holes.
+  const canvas = createCanvas(40, 30);
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#3a6';
+  ctx.beginPath();
+  ctx.ellipse(20, 15, 17, 12, 0.3, 0, Math.PI * 2);
+  ctx.fill();
+  ctx.fillStyle = 'rgba(200,40,40,0.5)';
+  ctx.fillRect(5, 5, 12, 8);
+  const rgba = canvas.data();
+  const layer = new SpanLayer(rgba, 40, 30);
+  const pixels = new Uint32Array(new Uint8Array(rgba).buffer);
+  for (const at of [{ x: 10, y: 6 }, { x: -15, y: -9 }, { x: 45, y: 38 }, { x: 70, y: 0 }]) {
+    const background = Uint32Array.from({ length: 64 * 48 }, (_, i) => word(i % 256, (i >> 4) % 256, 90, 255));
+    const spans = background.slice();
+    layer.drawOver(spans, 64, 48, at);
+    const each = background.slice();
+    drawPixelsOver(each, 64, 48, pixels, 40, 30, at);
+    const reference = background.slice();
+    for (let y = 0; y < 30; y++) {
+      for (let x = 0; x < 40; x++) {
+        const fx = at.x + x;
+        const fy = at.y + y;
+        if (fx >= 0 && fx < 64 && fy >= 0 && fy < 48) reference[fy * 64 + fx] = over(pixels[y * 40 + x]!, reference[fy * 64 + fx]!);
+      }
+    }
+    assert.deepEqual(spans, reference, `spans at ${JSON.stringify(at)}`);
+    assert.deepEqual(each, reference, `pixels at ${JSON.stringify(at)}`);
+  }
+  assert.notDeepEqual(Array.from(pixels).filter((p) => p >>> 24 === 255).length, 0);
+});
+
+test('a frame composed into a buffer matches the frame drawn on the canvas, up to anti-aliasing', async () => {
+  const avatars = await builtIns();
+  const mouth = { open: 0.7, width: 0.4, round: 0.2, closed: 0, teeth: 0 };
+  for (const def of avatars.values()) {
+    const renderer = new FrameRenderer(def);
+    for (const frame of [0, 40, 77]) {
+      const composed = new Uint8Array(def.width * def.height * 4);
+      renderer.renderInto(frame, mouth, composed);
+      renderer.draw(frame, mouth);
+      const drawn = renderer.canvas.data();
+      let differing = 0;
+      let total = 0;
+      for (let i = 0; i < drawn.length; i++) {
+        const d = Math.abs(drawn[i]! - composed[i]!);
+        total += d;
+        if (d > 2) differing++;
+      }
+      // Rounding of the blend (±1) everywhere; anti-aliased edge pixels near the jaw may differ more.
+      assert.ok(total / drawn.length < 0.1, `${def.id} frame ${frame}: mean difference ${total / drawn.length}`);
+      assert.ok(differing < drawn.length * 0.002, `${def.id} frame ${frame}: ${differing} values differ by more than 2`);
+    }
+  }
+});
