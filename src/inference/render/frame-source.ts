@@ -74,9 +74,21 @@ class InlineFrameSource extends FrameSource {
 
   async *frames(mouths: readonly MouthShape[], total: number, signal?: AbortSignal): AsyncGenerator<DrawnFrame> {
     const renderer = await this.renderer;
+    // Frame buffers are reused once released; only as many exist as frames wait for the encoder.
+    const free: Uint8Array[] = [];
     for (let index = 0; index < total; index++) {
       signal?.throwIfAborted();
-      yield { pixels: renderer.render(index, mouths[index] ?? RESTING_MOUTH), release: () => undefined };
+      const pixels = free.pop() ?? new Uint8Array(renderer.width * renderer.height * 4);
+      renderer.renderInto(index, mouths[index] ?? RESTING_MOUTH, pixels);
+      let released = false;
+      yield {
+        pixels,
+        release: () => {
+          if (released) return;
+          released = true;
+          free.push(pixels);
+        },
+      };
     }
   }
 
