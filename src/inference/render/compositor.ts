@@ -69,11 +69,14 @@ export class SpanLayer {
     this.partial = Int32Array.from(partial);
   }
 
-  /** Composes this layer over `frame` (`frameWidth × frameHeight` words) at `at`, clipped to the frame. */
-  drawOver(frame: Uint32Array, frameWidth: number, frameHeight: number, at: Placement): void {
+  /**
+   * Composes this layer over `frame` (`frameWidth × frameHeight` words) at `at`, clipped to the
+   * frame and to the frame rows above `endRow` (default: all).
+   */
+  drawOver(frame: Uint32Array, frameWidth: number, frameHeight: number, at: Placement, endRow = frameHeight): void {
     const { width, pixels } = this;
     const y0 = Math.max(0, -at.y);
-    const y1 = Math.min(this.height, frameHeight - at.y);
+    const y1 = Math.min(this.height, Math.min(frameHeight, endRow) - at.y);
     const x0 = Math.max(0, -at.x);
     const x1 = Math.min(width, frameWidth - at.x);
     if (y0 >= y1 || x0 >= x1) return;

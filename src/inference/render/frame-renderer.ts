@@ -207,23 +207,32 @@ export class FrameRenderer {
     const words = new Uint32Array(target.buffer, target.byteOffset, width * height);
     words.set(this.backdropWords);
     for (const part of PART_ORDER) {
-      if (COMPOSED_PARTS.has(part)) {
-        const layer = part === 'body' ? this.bodyLayer : frame.headLayers.get(part);
-        if (!layer) continue;
-        const [dx, dy] = this.layerOffset(part, frame.pose);
-        layer.spans ??= new SpanLayer(layer.canvas.data(), layer.canvas.width, layer.canvas.height);
-        layer.spans.drawOver(words, width, height, { x: layer.x + dx, y: layer.y + dy });
-      } else if (part === FACE_PARTS[0]) {
-        this.composeFace(words, frame);
-      }
+      if (COMPOSED_PARTS.has(part)) this.composeLayer(words, part, frame);
+      else if (part === FACE_PARTS[0]) this.composeFace(words, frame);
     }
   }
 
-  /** Draws the face parts on the face canvas and composes it over `words`. */
+  /** Composes `part`'s layer, placed for `frame`, over `words` (above frame row `endRow` only). */
+  private composeLayer(words: Uint32Array, part: AvatarPart, frame: FrameState, endRow = this.height): void {
+    const layer = part === 'body' ? this.bodyLayer : frame.headLayers.get(part);
+    if (!layer) return;
+    const [dx, dy] = this.layerOffset(part, frame);
+    layer.spans ??= new SpanLayer(layer.canvas.data(), layer.canvas.width, layer.canvas.height);
+    layer.spans.drawOver(words, this.width, this.height, { x: layer.x + dx, y: layer.y + dy }, endRow);
+  }
+
+  /**
+   * The face over `words`. Above the jaw line (the whole face while the eyes blink or glance) it is
+   * composed from the layers of the skin, nose and cheeks, brows and open eyes; from there down, the
+   * parts are drawn on the face canvas, the jaw and mouth as vectors, and composed from its pixels.
+   */
   private composeFace(words: Uint32Array, frame: FrameState): void {
     const box = this.faceBox(frame);
+    const top = Math.max(box.y0, Math.min(box.y1, this.eyesFromLayer(frame.pose) ? this.jawRow(frame.pose) : box.y0));
+    for (const part of FACE_PARTS) if (part !== 'mouth') this.composeLayer(words, part, frame, top);
     const w = box.x1 - box.x0;
-    const h = box.y1 - box.y0;
+    const h = box.y1 - top;
+    if (h <= 0) return;
     if (!this.face || this.face.width < w || this.face.height < h) {
       this.face = createCanvas(Math.max(w, this.face?.width ?? 0), Math.max(h, this.face?.height ?? 0));
     }
@@ -231,11 +240,27 @@ export class FrameRenderer {
     const fctx = face.getContext('2d');
     fctx.setTransform(1, 0, 0, 1, 0, 0);
     fctx.clearRect(0, 0, face.width, face.height);
-    for (const part of FACE_PARTS) this.drawPart(fctx, part, frame, box.x0, box.y0);
+    for (const part of FACE_PARTS) this.drawPart(fctx, part, frame, box.x0, top);
     fctx.setTransform(1, 0, 0, 1, 0, 0);
     const pixels = face.data();
     const source = pixels.byteOffset % 4 === 0 ? new Uint32Array(pixels.buffer, pixels.byteOffset, face.width * face.height) : new Uint32Array(new Uint8Array(pixels).buffer);
-    drawPixelsOver(words, this.width, this.height, source, face.width, face.height, { x: box.x0, y: box.y0 });
+    drawPixelsOver(words, this.width, this.height, source, face.width, Math.min(face.height, h), { x: box.x0, y: top });
+  }
+
+  /** Whether the eyes come from their layer (open, looking ahead) in `pose`. */
+  private eyesFromLayer(pose: IdlePose): boolean {
+    return pose.blink === 0 && pose.gazeX === 0 && pose.gazeY === 0;
+  }
+
+  /**
+   * The highest frame row the jaw line reaches in the tilted head, less one for its edge: above it,
+   * the head outline does not depend on the jaw (see jawTop()).
+   */
+  private jawRow(pose: IdlePose): number {
+    const { l, pivotY } = this.geometry;
+    const tilt = pose.headTilt;
+    const jawLine = pivotY + pose.headY - pose.breath * 1.2 + (jawTop(l) - pivotY) * Math.cos(tilt) - l.rx * 1.05 * Math.abs(Math.sin(tilt));
+    return Math.floor(this.originY + jawLine * this.scale) - 1;
   }
 
   /**
@@ -243,7 +268,7 @@ export class FrameRenderer {
    * tilt, moved with the head, with room below for the dropped jaw and above for raised brows.
    */
   private faceBox(frame: FrameState): Box {
-    const [dx, dy] = this.layerOffset('headSkin', frame.pose);
+    const [dx, dy] = this.layerOffset('headSkin', frame);
     const box = { x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity };
     for (const part of FACE_PARTS) {
       const layer = frame.headLayers.get(part);
@@ -268,9 +293,18 @@ export class FrameRenderer {
     return { pose, mouth, headLayers: this.headLayersAt(step, pose.headTilt), raise: browRaise(mouth) };
   }
 
-  /** Where `part`'s layer goes for `pose`: its offset from rest in whole frame pixels. */
-  private layerOffset(part: AvatarPart, pose: IdlePose): [number, number] {
-    const [dx, dy] = PART_ANCHOR[part] === 'head' ? [pose.headX, pose.headY - pose.breath * 1.2] : [pose.headX * 0.2, -pose.breath * 2.6];
+  /**
+   * Where `part`'s layer goes in `frame`: its offset from rest in whole frame pixels (a bitmap moved
+   * by whole pixels is copied, not resampled, and the encoder finds the moved parts again exactly).
+   */
+  private layerOffset(part: AvatarPart, frame: FrameState): [number, number] {
+    const { pose, raise } = frame;
+    let [dx, dy] = PART_ANCHOR[part] === 'head' ? [pose.headX, pose.headY - pose.breath * 1.2] : [pose.headX * 0.2, -pose.breath * 2.6];
+    if (part === 'brows') {
+      // Straight up in the tilted head.
+      dx += raise * Math.sin(pose.headTilt);
+      dy -= raise * Math.cos(pose.headTilt);
+    }
     return [Math.round(dx * this.scale), Math.round(dy * this.scale)];
   }
 
@@ -285,20 +319,13 @@ export class FrameRenderer {
     // layer has the jaw closed (see drawHeadSkin).
     const fromLayer =
       part === 'brows' ? Number.isFinite(raise)
-      : part === 'eyes' ? pose.blink === 0 && pose.gazeX === 0 && pose.gazeY === 0
+      : part === 'eyes' ? this.eyesFromLayer(pose)
       : part === 'headSkin' || STATIC_PARTS.includes(part);
     if (layer && part === 'headSkin') {
       this.drawHeadSkin(ctx, layer, pose, mouth, sx, sy);
     } else if (layer && fromLayer) {
-      let [dx, dy] = PART_ANCHOR[part] === 'head' ? [pose.headX, pose.headY - pose.breath * 1.2] : [pose.headX * 0.2, -pose.breath * 2.6];
-      if (part === 'brows') {
-        // Straight up in the tilted head.
-        dx += raise * Math.sin(pose.headTilt);
-        dy -= raise * Math.cos(pose.headTilt);
-      }
-      // Whole pixels: a bitmap moved by whole pixels is copied, not resampled (several times
-      // cheaper), and the encoder finds the moved parts again exactly.
-      ctx.setTransform(1, 0, 0, 1, Math.round(dx * this.scale) - sx, Math.round(dy * this.scale) - sy);
+      const [dx, dy] = this.layerOffset(part, frame);
+      ctx.setTransform(1, 0, 0, 1, dx - sx, dy - sy);
       ctx.drawImage(layer.canvas, layer.x, layer.y);
     } else if (!fromLayer) {
       this.designTransform(ctx, sx, sy);
@@ -314,19 +341,13 @@ export class FrameRenderer {
    */
   private drawHeadSkin(ctx: Ctx, layer: Layer, pose: IdlePose, mouth: MouthShape, sx: number, sy: number): void {
     const { scale, geometry } = this;
-    const { l, pivotY } = geometry;
+    const { l } = geometry;
     const lift = pose.headY - pose.breath * 1.2;
     const x = layer.x + Math.round(pose.headX * scale);
     const top = layer.y + Math.round(lift * scale);
     const { width, height } = layer.canvas;
-    let rows = height;
     const repaint = mouthGeometry(mouth, geometry.look, l).jawDrop * scale >= JAW_REPAINT_PX;
-    if (repaint) {
-      // The highest frame row the jaw line reaches in the tilted head, less one for its edge.
-      const tilt = pose.headTilt;
-      const jawLine = pivotY + lift + (jawTop(l) - pivotY) * Math.cos(tilt) - l.rx * 1.05 * Math.abs(Math.sin(tilt));
-      rows = Math.max(0, Math.min(height, Math.floor(this.originY + jawLine * scale) - 1 - top));
-    }
+    const rows = repaint ? Math.max(0, Math.min(height, this.jawRow(pose) - top)) : height;
     ctx.setTransform(1, 0, 0, 1, -sx, -sy);
     if (rows > 0) ctx.drawImage(layer.canvas, 0, 0, width, rows, x, top, width, rows);
     if (!repaint) return;
