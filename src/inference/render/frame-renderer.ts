@@ -95,7 +95,7 @@ const TILT_STEP = 0.001;
  * construction; each frame repaints only the avatar on top of it, from cached layers and vectors.
  */
 export class FrameRenderer {
-  /** The canvas the last frame was drawn into (frame size). */
+  /** The canvas {@link draw} draws into (frame size); {@link renderInto} may compose without it. */
   readonly canvas: Canvas;
   readonly width: number;
   readonly height: number;
@@ -191,9 +191,11 @@ export class FrameRenderer {
   /**
    * Draws frame `frameIndex` with `mouth` into `target` (`width × height × 4` bytes, premultiplied
    * RGBA as {@link render} returns them; a slot of shared memory, say). With cached layers and a
-   * backdrop (not `transparent`), the layers are composed in TypeScript straight into `target` and only the face
-   * (skin below the jaw line, eyes, brows, mouth) is drawn on a small canvas and read back: no
-   * full-frame buffer is allocated. Otherwise it draws into {@link canvas} and copies its pixels.
+   * backdrop (not `transparent`), the layers are composed in TypeScript straight into `target`, and
+   * only the jaw and mouth (the whole face while the eyes blink or glance) are drawn on a small
+   * canvas and read back: no full-frame buffer is allocated. Otherwise it draws into {@link canvas}
+   * and copies its pixels. The result equals {@link draw}'s up to rounding (±1) and the anti-aliasing
+   * of the jaw's edge.
    */
   renderInto(frameIndex: number, mouth: MouthShape, target: Uint8Array): void {
     const { width, height } = this;
@@ -243,7 +245,8 @@ export class FrameRenderer {
     for (const part of FACE_PARTS) this.drawPart(fctx, part, frame, box.x0, top);
     fctx.setTransform(1, 0, 0, 1, 0, 0);
     const pixels = face.data();
-    const source = pixels.byteOffset % 4 === 0 ? new Uint32Array(pixels.buffer, pixels.byteOffset, face.width * face.height) : new Uint32Array(new Uint8Array(pixels).buffer);
+    const count = face.width * face.height;
+    const source = pixels.byteOffset % 4 === 0 ? new Uint32Array(pixels.buffer, pixels.byteOffset, count) : new Uint32Array(new Uint8Array(pixels).buffer);
     drawPixelsOver(words, this.width, this.height, source, face.width, Math.min(face.height, h), { x: box.x0, y: top });
   }
 
