@@ -65,7 +65,9 @@ interface FrameState {
  * order, consecutive in the painting order); the others come from layers composed in TypeScript.
  */
 const FACE_PARTS: readonly AvatarPart[] = ['headSkin', 'faceDetails', 'brows', 'eyes', 'mouth'];
-const COMPOSED_PARTS: ReadonlySet<AvatarPart> = new Set(PART_ORDER.filter((part) => !FACE_PARTS.includes(part)));
+/** The parts under the face and over it, composed from their layers. */
+const UNDER_FACE = PART_ORDER.slice(0, PART_ORDER.indexOf(FACE_PARTS[0]!));
+const OVER_FACE = PART_ORDER.slice(PART_ORDER.indexOf(FACE_PARTS[FACE_PARTS.length - 1]!) + 1);
 
 /**
  * Parts with cached layers: the look-only ones, brows and eyes at rest (open, looking ahead), and the
@@ -117,6 +119,8 @@ export class FrameRenderer {
   private readonly backdropWords: Uint32Array | undefined;
   /** The small canvas the face is drawn on by {@link renderInto}. */
   private face: Canvas | undefined;
+  /** The last frame's pixels under the face, and the placement of the layers they hold. */
+  private under: { key: string; words: Uint32Array } | undefined;
 
   constructor(
     private readonly definition: AvatarDefinition,
@@ -207,11 +211,20 @@ export class FrameRenderer {
       return;
     }
     const words = new Uint32Array(target.buffer, target.byteOffset, width * height);
-    words.set(this.backdropWords);
-    for (const part of PART_ORDER) {
-      if (COMPOSED_PARTS.has(part)) this.composeLayer(words, part, frame);
-      else if (part === FACE_PARTS[0]) this.composeFace(words, frame);
+    // What lies under the face (backdrop, hair behind, body, ears) often stays put from one frame to
+    // the next (only the mouth and eyes moved): then it is copied from the last frame's.
+    const [hx, hy] = this.layerOffset('hairBack', frame);
+    const [bx, by] = this.layerOffset('body', frame);
+    const key = `${hx} ${hy} ${bx} ${by} ${frame.pose.headTilt}`;
+    if (this.under?.key !== key) {
+      const under = this.under?.words ?? new Uint32Array(width * height);
+      under.set(this.backdropWords);
+      for (const part of UNDER_FACE) this.composeLayer(under, part, frame);
+      this.under = { key, words: under };
     }
+    words.set(this.under.words);
+    this.composeFace(words, frame);
+    for (const part of OVER_FACE) this.composeLayer(words, part, frame);
   }
 
   /** Composes `part`'s layer, placed for `frame`, over `words` (above frame row `endRow` only). */
