@@ -12,7 +12,6 @@ import {
   paintPart,
   PART_ANCHOR,
   PART_ORDER,
-  REST_POSE,
   STATIC_PARTS,
   type AvatarGeometry,
   type AvatarPart,
@@ -21,6 +20,7 @@ import { drawBackdrop, drawCover } from './background.js';
 import { jawTop } from './parts/head.js';
 import { MAX_JAW_DROP, mouthGeometry } from './parts/mouth.js';
 import { drawPixelsOver, SpanLayer } from './compositor.js';
+import { avatarLayers, type AvatarLayers, type Box, type Layer } from './avatar-layers.js';
 import { DESIGN_SIZE, type Ctx } from './layout.js';
 
 /** What goes behind the avatar. */
@@ -43,15 +43,6 @@ export interface FrameRendererOptions {
   cacheLayers?: boolean;
 }
 
-/** One cached part: its pixels at frame resolution and the frame pixel where its corner sits at rest. */
-interface Layer {
-  canvas: Canvas;
-  x: number;
-  y: number;
-  /** Its pixels prepared for composition in TypeScript (made on first use). */
-  spans?: SpanLayer;
-}
-
 /** What one frame draws: the pose (tilt in whole steps), the mouth, the head's layers and the brow raise. */
 interface FrameState {
   pose: IdlePose;
@@ -70,19 +61,10 @@ const UNDER_FACE = PART_ORDER.slice(0, PART_ORDER.indexOf(FACE_PARTS[0]!));
 const OVER_FACE = PART_ORDER.slice(PART_ORDER.indexOf(FACE_PARTS[FACE_PARTS.length - 1]!) + 1);
 
 /**
- * Parts with cached layers: the look-only ones, brows and eyes at rest (open, looking ahead), and the
- * head's skin with the jaw closed.
- */
-const LAYER_PARTS: readonly AvatarPart[] = [...STATIC_PARTS, 'headSkin', 'brows', 'eyes'];
-
-/**
  * Below this jaw drop (frame pixels) the head's skin comes from its layer alone; from it on, the skin
  * below the jaw line is painted for the frame's mouth.
  */
 const JAW_REPAINT_PX = 0.25;
-
-/** Design pixels of motion room around the frame: parts just outside it at rest may move in. */
-const MOTION_MARGIN = 24;
 
 /**
  * Step of the head tilt (radians) with cached layers. Bitmaps placed with a rotation are several
@@ -109,12 +91,8 @@ export class FrameRenderer {
   private readonly originX: number;
   private readonly originY: number;
   private readonly loopFrames: number | undefined;
-  /** Per cached part, the frame-pixel rectangle its pixels cover at rest (absent: nothing to draw). */
-  private readonly restBoxes: Map<AvatarPart, Box | undefined> | undefined;
-  /** The body's layer (it never rotates). */
-  private readonly bodyLayer: Layer | undefined;
-  /** The head's layers per tilt step (shared with later renderers of the same look, see {@link layersOf}). */
-  private readonly headLayers: Map<number, Map<AvatarPart, Layer>> = new Map();
+  /** The cached layers (shared with later renderers of the same look on this thread); none when not cached. */
+  private readonly layers: AvatarLayers | undefined;
   /** The backdrop's pixels, with cached layers (see {@link renderInto}). */
   private readonly backdropWords: Uint32Array | undefined;
   /** The small canvas the face is drawn on by {@link renderInto}. */
@@ -143,14 +121,8 @@ export class FrameRenderer {
       else drawBackdrop(bctx, this.geometry.look, this.width, this.height);
     }
     if (options.cacheLayers ?? true) {
-      const layers = layersOf(`${this.width}x${this.height} ${JSON.stringify(this.geometry.look)}`, () => {
-        const restBoxes = new Map(LAYER_PARTS.map((part) => [part, this.paintedBox(part)] as const));
-        const box = restBoxes.get('body');
-        return { restBoxes, bodyLayer: box && this.renderLayer('body', box, REST_POSE), headLayers: new Map() };
-      });
-      this.restBoxes = layers.restBoxes;
-      this.bodyLayer = layers.bodyLayer;
-      this.headLayers = layers.headLayers;
+      const { width, height, scale, originX, originY } = this;
+      this.layers = avatarLayers(this.geometry, { width, height, scale, originX, originY });
       if (this.backdrop) this.backdropWords = new Uint32Array(new Uint8Array(this.backdrop.data()).buffer);
     }
   }
@@ -229,7 +201,7 @@ export class FrameRenderer {
 
   /** Composes `part`'s layer, placed for `frame`, over `words` (above frame row `endRow` only). */
   private composeLayer(words: Uint32Array, part: AvatarPart, frame: FrameState, endRow = this.height): void {
-    const layer = part === 'body' ? this.bodyLayer : frame.headLayers.get(part);
+    const layer = part === 'body' ? this.layers?.body : frame.headLayers.get(part);
     if (!layer) return;
     const [dx, dy] = this.layerOffset(part, frame);
     layer.spans ??= new SpanLayer(layer.canvas.data(), layer.canvas.width, layer.canvas.height);
@@ -301,12 +273,12 @@ export class FrameRenderer {
 
   /** The pose, cached layers and brow raise of frame `frameIndex`; none without cached layers. */
   private frameState(frameIndex: number, mouth: MouthShape): FrameState | undefined {
-    if (!this.restBoxes) return undefined;
+    if (!this.layers) return undefined;
     // The head and body move by whole frame pixels (see snapped()).
     const exact = this.snapped(this.poseAt(frameIndex));
     const step = Math.round(exact.headTilt / TILT_STEP);
     const pose = { ...exact, headTilt: step * TILT_STEP };
-    return { pose, mouth, headLayers: this.headLayersAt(step, pose.headTilt), raise: browRaise(mouth) };
+    return { pose, mouth, headLayers: this.layers.headAt(step, pose.headTilt), raise: browRaise(mouth) };
   }
 
   /**
@@ -330,7 +302,7 @@ export class FrameRenderer {
    */
   private drawPart(ctx: Ctx, part: AvatarPart, frame: FrameState, sx: number, sy: number): void {
     const { pose, mouth, raise } = frame;
-    const layer = part === 'body' ? this.bodyLayer : frame.headLayers.get(part);
+    const layer = part === 'body' ? this.layers?.body : frame.headLayers.get(part);
     // Brows only move up with the mouth; eyes have a layer open and looking ahead; the skin's
     // layer has the jaw closed (see drawHeadSkin).
     const fromLayer =
@@ -410,107 +382,4 @@ export class FrameRenderer {
   private designTransform(ctx: Ctx, sx: number, sy: number): void {
     ctx.setTransform(this.scale, 0, 0, this.scale, this.originX - sx, this.originY - sy);
   }
-
-  /** The head's layers tilted by `step` × {@link TILT_STEP} = `tilt`, drawn on first use. */
-  private headLayersAt(step: number, tilt: number): Map<AvatarPart, Layer> {
-    let layers = this.headLayers.get(step);
-    if (!layers) {
-      layers = new Map();
-      const pose = { ...REST_POSE, headTilt: tilt };
-      // The pivot in frame pixels: how far the tilt can carry each corner of a layer.
-      const px = this.originX + this.geometry.l.cx * this.scale;
-      const py = this.originY + this.geometry.pivotY * this.scale;
-      for (const part of LAYER_PARTS) {
-        const box = this.restBoxes?.get(part);
-        if (!box || PART_ANCHOR[part] !== 'head') continue;
-        const reach = Math.max(...[box.x0 - px, box.x1 - px].flatMap((x) => [box.y0 - py, box.y1 - py].map((y) => Math.hypot(x, y))));
-        const m = Math.ceil(reach * Math.abs(tilt)) + 1;
-        layers.set(part, this.renderLayer(part, { x0: box.x0 - m, y0: box.y0 - m, x1: box.x1 + m, y1: box.y1 + m }, pose));
-      }
-      this.headLayers.set(step, layers);
-    }
-    return layers;
-  }
-
-  /** Paints `part` in `pose` without its offset into a layer covering frame-pixel rectangle `box`. */
-  private renderLayer(part: AvatarPart, box: Box, pose: IdlePose): Layer {
-    const canvas = createCanvas(box.x1 - box.x0, box.y1 - box.y0);
-    const lctx = canvas.getContext('2d');
-    lctx.setTransform(this.scale, 0, 0, this.scale, this.originX - box.x0, this.originY - box.y0);
-    applyPartTransform(lctx, this.geometry, PART_ANCHOR[part], { ...pose, headX: 0, headY: 0, breath: 0 });
-    paintPart(lctx, this.geometry, part, pose, RESTING_FOR_LAYERS);
-    return { canvas, x: box.x0, y: box.y0 };
-  }
-
-  /**
-   * The frame-pixel rectangle that `part` covers at rest, whole pixels, with room for the motion
-   * near the frame's edges; none when it paints nothing.
-   */
-  private paintedBox(part: AvatarPart): Box | undefined {
-    const margin = Math.ceil(MOTION_MARGIN * this.scale);
-    const sw = this.width + 2 * margin;
-    const sh = this.height + 2 * margin;
-    const scratch = createCanvas(sw, sh);
-    const sctx = scratch.getContext('2d');
-    sctx.setTransform(this.scale, 0, 0, this.scale, this.originX + margin, this.originY + margin);
-    paintPart(sctx, this.geometry, part, REST_POSE, RESTING_FOR_LAYERS);
-    const box = opaqueBounds(scratch.data(), sw, sh);
-    return box && { x0: box.x0 - margin, y0: box.y0 - margin, x1: box.x1 - margin, y1: box.y1 - margin };
-  }
-}
-
-/** The cached layers of one look at one frame size. */
-interface LookLayers {
-  restBoxes: Map<AvatarPart, Box | undefined>;
-  bodyLayer: Layer | undefined;
-  headLayers: Map<number, Map<AvatarPart, Layer>>;
-}
-
-/**
- * The layers of the look drawn last on this thread. A renderer of the same look (the next video of
- * the same avatar, whatever its background) reuses them instead of drawing them again: a minute of
- * video visits some 45 tilt steps, and drawing their layers costs about 0.2 s. One look is kept (the
- * layers of a look take some tens of MB); a worker thread frees them when it ends.
- */
-let lastLayers: { key: string; layers: LookLayers } | undefined;
-
-function layersOf(key: string, make: () => LookLayers): LookLayers {
-  if (lastLayers?.key !== key) lastLayers = { key, layers: make() };
-  return lastLayers.layers;
-}
-
-/** A rectangle in pixels, end exclusive. */
-interface Box {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
-}
-
-/** The mouth the static layers are drawn with: they do not read it. */
-const RESTING_FOR_LAYERS: MouthShape = { open: 0, width: 0, round: 0, closed: 1, teeth: 0 };
-
-/** The smallest rectangle (pixels, end exclusive) holding every pixel with alpha > 0, or none. */
-function opaqueBounds(rgba: Uint8Array, width: number, height: number): Box | undefined {
-  let x0 = width;
-  let y0 = height;
-  let x1 = -1;
-  let y1 = -1;
-  for (let y = 0; y < height; y++) {
-    const row = y * width * 4;
-    let first = -1;
-    let last = -1;
-    for (let x = 0; x < width; x++) {
-      if (rgba[row + x * 4 + 3] !== 0) {
-        if (first < 0) first = x;
-        last = x;
-      }
-    }
-    if (first < 0) continue;
-    if (y0 > y) y0 = y;
-    y1 = y;
-    if (first < x0) x0 = first;
-    if (last > x1) x1 = last;
-  }
-  return x1 < 0 ? undefined : { x0, y0, x1: x1 + 1, y1: y1 + 1 };
 }
