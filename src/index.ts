@@ -52,3 +52,14 @@ export type {
 } from './inference/engines.js';
 export type { AvatarDefinition, AvatarDefinitionInput } from './inference/avatar/definition.js';
 export type { MouthShape, MouthTrackAnalyzer } from './inference/lipsync/mouth.js';
+/**
+ * The built-in engines, for configuring them (`backends.lipSync: new CanvasLipSyncEngine(new OnnxMouthAnalyzer(),
+ * { encoder: { crf: 20 } })`) or wrapping them in your own.
+ */
+export { CanvasLipSyncEngine, type CanvasLipSyncEngineOptions } from './inference/lipsync/engine.js';
+export { OnnxMouthAnalyzer, type OnnxMouthAnalyzerOptions, type MouthAnalysis } from './inference/lipsync/onnx-mouth-analyzer.js';
+export type { MouthTrackOptions } from './inference/lipsync/mouth-track.js';
+export type { ChunkOptions } from './inference/lipsync/viseme-model.js';
+export type { VideoEncoderSettings, X264Preset } from './inference/media/encode-video.js';
+export type { RenderThread } from './inference/render/frame-source.js';
+export type { MediaBinaries, MediaBinarySource, ResolveMediaBinariesOptions } from './inference/media/binaries.js';

@@ -12,7 +12,7 @@ import type { EngineContext } from '../../src/inference/engines.js';
 import { CanvasLipSyncEngine } from '../../src/inference/lipsync/engine.js';
 import type { MouthShape, MouthTrackAnalyzer } from '../../src/inference/lipsync/mouth.js';
 import { resolveMediaBinaries, type MediaBinaries } from '../../src/inference/media/binaries.js';
-import { openVideoEncoder } from '../../src/inference/media/encode-video.js';
+import { openVideoEncoder, videoEncoderArgs } from '../../src/inference/media/encode-video.js';
 import { builtIns, ffmpegChildren, ffprobeStreams, writeSine } from './helpers.js';
 
 /** Test double: a fixed cycle of visemes, `ceil(duration × fps)` entries like the real analyzer. */
@@ -143,4 +143,12 @@ test('catalogue assets: silent idle-loop mp4, full-size preview and 128 px thumb
     assert.equal(png.subarray(1, 4).toString('latin1'), 'PNG');
     assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [size, size]);
   }
+});
+
+test('x264 refines motion at sub-pixel level 1 unless told otherwise', () => {
+  const base = { width: 512, height: 512, fps: 25, outputPath: '/tmp/out.mp4' };
+  const value = (args: string[], flag: string) => args[args.indexOf(flag) + 1];
+  assert.equal(value(videoEncoderArgs(base), '-x264-params'), 'subme=1');
+  assert.equal(value(videoEncoderArgs({ ...base, subme: 7 }), '-x264-params'), 'subme=7');
+  assert.equal(value(videoEncoderArgs({ ...base, threads: 3 }), '-threads'), '3');
 });

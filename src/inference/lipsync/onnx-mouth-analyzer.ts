@@ -11,12 +11,15 @@ import type { MouthShape, MouthTrackAnalyzer } from './mouth.js';
 import { mouthTrack, videoFrameCount, type MouthTrackOptions } from './mouth-track.js';
 import { VisemeModel, type ChunkOptions } from './viseme-model.js';
 
+/** Options of {@link OnnxMouthAnalyzer}; all have defaults. */
 export interface OnnxMouthAnalyzerOptions {
   /** Path or file URL of the ONNX model (default: the one shipped in models/lipsync/). */
   modelPath?: string | URL;
   /** ffmpeg/ffprobe; resolved with {@link resolveMediaBinaries} on first use when absent. */
   binaries?: MediaBinaries;
+  /** How posteriors become mouth shapes (filter time constants, sharpening, closure threshold). */
   mouth?: MouthTrackOptions;
+  /** How long inputs are cut into model runs (bounded memory for 5-minute inputs). */
   chunks?: ChunkOptions;
   /**
    * Where `duration` in `ceil(duration * fps)` comes from: `'probe'` (default) uses ffprobe's
@@ -39,6 +42,7 @@ export interface MouthAnalysis {
   decodedSec: number;
 }
 
+/** The built-in {@link MouthTrackAnalyzer}: the viseme model shipped in models/lipsync/ (see the module comment). */
 export class OnnxMouthAnalyzer implements MouthTrackAnalyzer {
   private binaries?: Promise<MediaBinaries>;
 
