@@ -30,7 +30,7 @@ export interface Box {
  * Parts with cached layers: the look-only ones, brows and eyes at rest (open, looking ahead), and the
  * head's skin with the jaw closed.
  */
-export const LAYER_PARTS: readonly AvatarPart[] = [...STATIC_PARTS, 'headSkin', 'brows', 'eyes'];
+const LAYER_PARTS: readonly AvatarPart[] = [...STATIC_PARTS, 'headSkin', 'brows', 'eyes'];
 
 /** Design pixels of motion room around the frame: parts just outside it at rest may move in. */
 const MOTION_MARGIN = 24;

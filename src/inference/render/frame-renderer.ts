@@ -35,10 +35,11 @@ export interface FrameRendererOptions {
   /** Make the idle motion a seamless loop of this many frames (catalogue idle videos). */
   loopFrames?: number;
   /**
-   * Draw the parts that depend on the look only (hair, body, ears, blush and nose) into offscreen
-   * layers and per frame place them with the pose's offset; only the head outline (jaw), brows,
-   * eyes and mouth are painted as vectors each frame. Default `true`; `false` paints everything as
-   * vectors every frame (the reference rendering, with the exact head tilt).
+   * Draw the parts into offscreen layers once (hair, body, ears, blush and nose, and the skin, brows
+   * and open eyes at rest) and per frame place them with the pose's offset; only the skin below the
+   * jaw line, the eyes while they blink or glance, and the mouth are painted as vectors each frame.
+   * Default `true`; `false` paints everything as vectors every frame (the reference rendering, with
+   * the exact head tilt).
    */
   cacheLayers?: boolean;
 }
@@ -201,7 +202,7 @@ export class FrameRenderer {
 
   /** Composes `part`'s layer, placed for `frame`, over `words` (above frame row `endRow` only). */
   private composeLayer(words: Uint32Array, part: AvatarPart, frame: FrameState, endRow = this.height): void {
-    const layer = part === 'body' ? this.layers?.body : frame.headLayers.get(part);
+    const layer = this.layerOf(part, frame);
     if (!layer) return;
     const [dx, dy] = this.layerOffset(part, frame);
     layer.spans ??= new SpanLayer(layer.canvas.data(), layer.canvas.width, layer.canvas.height);
@@ -281,6 +282,11 @@ export class FrameRenderer {
     return { pose, mouth, headLayers: this.layers.headAt(step, pose.headTilt), raise: browRaise(mouth) };
   }
 
+  /** `part`'s cached layer for `frame` (the body's, or the head's at the frame's tilt); none when it paints nothing. */
+  private layerOf(part: AvatarPart, frame: FrameState): Layer | undefined {
+    return part === 'body' ? this.layers?.body : frame.headLayers.get(part);
+  }
+
   /**
    * Where `part`'s layer goes in `frame`: its offset from rest in whole frame pixels (a bitmap moved
    * by whole pixels is copied, not resampled, and the encoder finds the moved parts again exactly).
@@ -302,7 +308,7 @@ export class FrameRenderer {
    */
   private drawPart(ctx: Ctx, part: AvatarPart, frame: FrameState, sx: number, sy: number): void {
     const { pose, mouth, raise } = frame;
-    const layer = part === 'body' ? this.layers?.body : frame.headLayers.get(part);
+    const layer = this.layerOf(part, frame);
     // Brows only move up with the mouth; eyes have a layer open and looking ahead; the skin's
     // layer has the jaw closed (see drawHeadSkin).
     const fromLayer =
@@ -310,7 +316,7 @@ export class FrameRenderer {
       : part === 'eyes' ? this.eyesFromLayer(pose)
       : part === 'headSkin' || STATIC_PARTS.includes(part);
     if (layer && part === 'headSkin') {
-      this.drawHeadSkin(ctx, layer, pose, mouth, sx, sy);
+      this.drawHeadSkin(ctx, layer, frame, sx, sy);
     } else if (layer && fromLayer) {
       const [dx, dy] = this.layerOffset(part, frame);
       ctx.setTransform(1, 0, 0, 1, dx - sx, dy - sy);
@@ -327,14 +333,14 @@ export class FrameRenderer {
    * jaw line down are painted for this frame's mouth instead: the outline above that line does not
    * depend on the jaw, and painting a part of the head is cheaper than all of it.
    */
-  private drawHeadSkin(ctx: Ctx, layer: Layer, pose: IdlePose, mouth: MouthShape, sx: number, sy: number): void {
-    const { scale, geometry } = this;
-    const { l } = geometry;
-    const lift = pose.headY - pose.breath * 1.2;
-    const x = layer.x + Math.round(pose.headX * scale);
-    const top = layer.y + Math.round(lift * scale);
+  private drawHeadSkin(ctx: Ctx, layer: Layer, frame: FrameState, sx: number, sy: number): void {
+    const { geometry } = this;
+    const { pose, mouth } = frame;
+    const [dx, dy] = this.layerOffset('headSkin', frame);
+    const x = layer.x + dx;
+    const top = layer.y + dy;
     const { width, height } = layer.canvas;
-    const repaint = mouthGeometry(mouth, geometry.look, l).jawDrop * scale >= JAW_REPAINT_PX;
+    const repaint = mouthGeometry(mouth, geometry.look, geometry.l).jawDrop * this.scale >= JAW_REPAINT_PX;
     const rows = repaint ? Math.max(0, Math.min(height, this.jawRow(pose) - top)) : height;
     ctx.setTransform(1, 0, 0, 1, -sx, -sy);
     if (rows > 0) ctx.drawImage(layer.canvas, 0, 0, width, rows, x, top, width, rows);
