@@ -3,7 +3,9 @@
  * audio time; below 1 is faster than real time) of the whole job, of analysis alone and of drawing alone, and the
  * time to encode the same number of frames of one static image with the same ffmpeg settings (the encoder's own
  * limit), all in one run; the whole job (frames drawn on a worker thread, the default, and on the main thread) and
- * the encoder limit alternate BENCH_LIPSYNC_ROUNDS times (default 3) and their medians are compared. Then peak memory of a whole job on 30 s and on 300 s of speech, each in its own process.
+ * the encoder limit alternate BENCH_LIPSYNC_ROUNDS times (default 3) and their medians are compared. Then peak
+ * memory of a whole job on each of BENCH_LIPSYNC_MEMORY_SECONDS (default 30 and 300 s of speech), each in its own
+ * process.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -20,6 +22,7 @@ import { OnnxMouthAnalyzer } from '../src/inference/lipsync/onnx-mouth-analyzer.
 import { RESTING_MOUTH, type MouthShape } from '../src/inference/lipsync/mouth.js';
 import { loadAvatarDefinitions } from '../src/inference/avatar/catalogue-definitions.js';
 import type { BenchSection } from './lib/settings.js';
+import { median } from './lib/stats.js';
 import { makeSpeech } from './lipsync/speech.js';
 
 const run = promisify(execFile);
@@ -121,9 +124,3 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
 };
 
 const round = (value: number) => Math.round(value * 1000) / 1000;
-
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}

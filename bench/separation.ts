@@ -22,6 +22,7 @@ import { decodeAudio, encodeAudio, resolveMediaBinaries, type MediaBinaries } fr
 import { OnnxSeparationEngine, SeparationModel, StreamingSeparator, concatSamples } from '../src/inference/separation/index.js';
 import { RNNOISE_DELAY_48K, loadRnnoise, measureRnnoiseDelay, rnnoiseSpeech } from './separation-rnnoise.js';
 import { wienerSpeech } from './separation-wiener.js';
+import { median } from './lib/stats.js';
 
 const SR = 16000;
 const SECONDS = 10;
@@ -147,10 +148,6 @@ export function siSdr(est: Float32Array, ref: Float32Array): number {
 }
 
 const mean = (xs: number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const r2 = (x: number): number => Math.round(x * 100) / 100;
 
 /** `run` returns the speech estimate; the ambience estimate is `mix − speech` unless `ambience` is given. */
