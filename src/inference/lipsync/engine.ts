@@ -71,7 +71,7 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
         signal.throwIfAborted();
         throw error;
       }
-      // The analyzer decoded the audio, so its frame count is the exact one; fall back on the probe.
+      // One shape per frame of the job's duration; a track with none (no duration) still gets a frame.
       const total = track.length > 0 ? track.length : Math.max(1, Math.ceil(input.durationSec * avatar.fps));
       const report = throttledProgress(context, total, this.options.progressIntervalMs ?? 250);
       report(0, true);
