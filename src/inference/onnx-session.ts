@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import * as ort from 'onnxruntime-node';
+import { ort, type InferenceSession } from './ort.js';
 
 /** How an ONNX session is created. */
 export interface OnnxSessionOptions {
@@ -9,10 +9,10 @@ export interface OnnxSessionOptions {
   executionProviders?: string[];
 }
 
-const sessions = new Map<string, Promise<ort.InferenceSession>>();
+const sessions = new Map<string, Promise<InferenceSession>>();
 
 /** Loads an ONNX model once per (path, threads, providers) and process; a failed load is retried next time. */
-export function loadOnnxSession(model: string | URL, options: OnnxSessionOptions = {}): Promise<ort.InferenceSession> {
+export function loadOnnxSession(model: string | URL, options: OnnxSessionOptions = {}): Promise<InferenceSession> {
   const path = model instanceof URL ? fileURLToPath(model) : model;
   const providers = options.executionProviders ?? ['cpu'];
   const threads = options.intraOpNumThreads ?? 1;
@@ -33,10 +33,10 @@ export function loadOnnxSession(model: string | URL, options: OnnxSessionOptions
 
 /**
  * Runs a model with one `[1, frames, width]` float32 input and returns its one float32 output as a fresh array
- * (`frames * outputWidth` values); tensors are released right away.
+ * (`frames * outputWidth` values). The tensors live on the CPU and are freed by the garbage collector.
  */
 export async function runFrames(
-  session: ort.InferenceSession,
+  session: InferenceSession,
   names: { input: string; output: string },
   data: Float32Array,
   frames: number,
@@ -46,11 +46,5 @@ export async function runFrames(
   if (frames === 0) return new Float32Array(0);
   const input = new ort.Tensor('float32', data, [1, frames, width]);
   const result = await session.run({ [names.input]: input });
-  const out = result[names.output]!;
-  try {
-    return new Float32Array(out.data as Float32Array);
-  } finally {
-    out.dispose?.();
-    input.dispose?.();
-  }
+  return new Float32Array(result[names.output]!.data as Float32Array);
 }

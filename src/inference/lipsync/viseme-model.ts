@@ -3,7 +3,7 @@
  * features `[T, 40]` at 100 frames/s in, posteriors `[T, 9]` over {@link VISEMES} out.
  * Long inputs run in chunks with context on both sides, so memory stays bounded.
  */
-import type * as ort from 'onnxruntime-node';
+import type * as ort from '../ort.js';
 import { loadOnnxSession, runFrames } from '../onnx-session.js';
 import { N_MELS } from './features.js';
 

@@ -4,7 +4,7 @@
  * receptive field of ±{@link MODEL_CONTEXT} frames: a chunk run with that much context on each side gives exactly the
  * masks a whole-file run would.
  */
-import type * as ort from 'onnxruntime-node';
+import type * as ort from '../ort.js';
 import { loadOnnxSession, runFrames } from '../onnx-session.js';
 import { BINS } from './stft.js';
 
