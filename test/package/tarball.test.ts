@@ -1,0 +1,153 @@
+/**
+ * The package as a new user gets it: `npm pack` (which builds dist/ through prepack), a plain `npm install` of the
+ * tarball with express and koa into a fresh app (the npm registry is the only network), then the README's Express
+ * and Koa snippets, run from that app, serve the API and render a real video. publint and arethetypeswrong check
+ * the tarball's metadata and types.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { ffmpeg } from '../helpers/media.js';
+
+const exec = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const bin = (name: string) => join(root, 'node_modules/.bin', name);
+
+/** The ```ts blocks of the README's opening section: the Express snippet first, then the Koa one. */
+async function readmeSnippets(): Promise<{ express: string; koa: string }> {
+  const readme = await readFile(join(root, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const express = blocks.find((b) => b.includes("from 'express'") && b.includes('virtualAnchor('));
+  const koa = blocks.find((b) => b.includes("from 'koa'") && b.includes('virtualAnchorKoa('));
+  assert.ok(express && koa, 'the README has an Express and a Koa snippet');
+  return { express, koa };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+/** Runs `file` with node in `cwd` and waits until `url` answers. */
+async function startServer(cwd: string, file: string, url: string): Promise<{ child: ChildProcess; output: () => string }> {
+  const child = spawn(process.execPath, [file], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) assert.fail(`${file} exited (${child.exitCode}): ${output}`);
+    const ok = await fetch(url).then(
+      () => true,
+      () => false,
+    );
+    if (ok) return { child, output: () => output };
+    if (Date.now() > deadline) assert.fail(`${file} did not answer within 60 s: ${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function json(url: string, init: RequestInit = {}): Promise<{ status: number; body: Record<string, unknown> }> {
+  const res = await fetch(url, init);
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+test('npm pack builds a tarball that installs with plain npm install and runs the README snippets', { timeout: 600_000 }, async () => {
+  const work = await mkdtemp(join(tmpdir(), 'virtual-anchor-pack-'));
+  try {
+    // 1. Pack: prepack builds dist/.
+    const packed = await exec('npm', ['pack', '--pack-destination', work, '--json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
+    const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
+    const files = info!.files.map((f) => f.path);
+    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'models/lipsync/viseme.onnx', 'models/separation/separator.onnx']) {
+      assert.ok(files.includes(needed), `the tarball holds ${needed}`);
+    }
+    assert.ok(files.some((f) => /^avatars\/.+\.json$/.test(f)), 'the tarball holds the bundled avatars');
+    assert.ok(!files.some((f) => f.startsWith('src/') || f.startsWith('test/')), 'sources and tests stay out of the tarball');
+    const tarball = join(work, info!.filename);
+
+    // 2. publint and arethetypeswrong on the tarball (ESM-only package: the esm-only profile).
+    await exec(bin('publint'), ['run', tarball], { cwd: work });
+    const attw = await exec(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'ascii'], { cwd: work });
+    // attw exits non-zero on any problem of the profile; the ESM resolutions must be green.
+    assert.match(attw.stdout, /node16 \(from ESM\): 🟢/);
+    assert.match(attw.stdout, /bundler: 🟢/);
+
+    // 3. A fresh app: plain npm install of the tarball and the frameworks.
+    const app = join(work, 'app');
+    await exec('mkdir', ['-p', app]);
+    await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'fresh-app', private: true, type: 'module' }));
+    const installed = await exec('npm', ['install', '--no-audit', '--no-fund', tarball, 'express', 'koa'], {
+      cwd: app,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const npmOutput = installed.stdout + installed.stderr;
+    assert.doesNotMatch(npmOutput, /Unknown project config/, 'npm install prints no unknown-config warning');
+    const ort = JSON.parse(await readFile(join(app, 'node_modules/onnxruntime-node/package.json'), 'utf8')) as { version: string };
+    assert.equal(ort.version, '1.16.3', 'the pinned onnxruntime-node (no install script) was installed');
+    assert.ok((await readdir(join(app, 'node_modules/virtual-anchor/dist'))).includes('index.js'));
+
+    // 4. The README snippets, as written, on a free port.
+    const snippets = await readmeSnippets();
+    const speech = join(app, 'hello.wav');
+    await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=220:duration=2:sample_rate=16000', '-af', 'volume=0.5', speech]);
+    for (const [framework, code] of Object.entries(snippets)) {
+      const port = await freePort();
+      const file = `${framework}-server.mjs`;
+      assert.match(code, /app\.listen\(3000\)/);
+      await writeFile(join(app, file), code.replace('app.listen(3000)', `app.listen(${port})`));
+      const base = `http://127.0.0.1:${port}`;
+      const server = await startServer(app, file, `${base}/v1/openapi.json`);
+      try {
+        const avatars = await json(`${base}/v2/avatar`, { headers: { key: 'k1' } });
+        assert.equal(avatars.status, 200, `${framework}: GET /v2/avatar`);
+        assert.equal((avatars.body.data as unknown[]).length, 3);
+        assert.equal((await fetch(`${base}/v2/avatar`)).status, 403, `${framework}: no key, 403`);
+        if (framework !== 'express') continue;
+        // A real video from the installed package: upload, job, poll, download.
+        const form = new FormData();
+        form.set('file', new Blob([await readFile(speech)], { type: 'audio/wav' }), 'hello.wav');
+        const upload = await json(`${base}/v1/uploads`, { method: 'POST', headers: { key: 'k1' }, body: form });
+        assert.equal(upload.status, 201);
+        const avatarId = ((avatars.body.data as { uid: string }[])[0]!).uid;
+        const created = await json(`${base}/v2/2davatar`, {
+          method: 'POST',
+          headers: { key: 'k1', 'content-type': 'application/json' },
+          body: JSON.stringify({ audioUrl: upload.body.url, avatarId }),
+        });
+        assert.equal(created.status, 201);
+        const uid = (created.body as unknown as { uid: string }[])[0]!.uid;
+        let job: Record<string, unknown> = {};
+        for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
+          job = (await json(`${base}/v2/2davatar/${uid}`, { headers: { key: 'k1' } })).body;
+          if (job.status === 'completed' || job.status === 'error') break;
+        }
+        assert.equal(job.status, 'completed', `the job completed: ${JSON.stringify(job)} ${server.output()}`);
+        const video = Buffer.from(await (await fetch(String(job.path))).arrayBuffer());
+        assert.equal(video.subarray(4, 8).toString('latin1'), 'ftyp', 'the result is an mp4');
+      } finally {
+        await stop(server.child);
+      }
+    }
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+});
