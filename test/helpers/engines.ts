@@ -1,4 +1,5 @@
-import { copyFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   AvatarAssetRenderer,
@@ -150,5 +151,57 @@ export class FakeAvatarRenderer implements AvatarAssetRenderer {
   async renderThumbnail(_avatar: unknown, outputPath: string): Promise<void> {
     this.calls++;
     await copyFile((await fixtures()).path('image.png'), outputPath);
+  }
+}
+
+/** A {@link LipSyncEngine} that resolves without writing anything (a broken custom engine). */
+export class SilentLipSyncEngine extends EngineDouble implements LipSyncEngine {
+  render(_input: LipSyncInput, context: EngineContext): Promise<void> {
+    return this.run(context, async () => undefined);
+  }
+}
+
+/** A {@link SeparationEngine} that resolves without writing its stems. */
+export class SilentSeparationEngine extends EngineDouble implements SeparationEngine {
+  async separate(_input: SeparationInput, context: EngineContext): Promise<SeparationOutput> {
+    await this.run(context, async () => undefined);
+    return { contentType: 'audio/wav', extension: 'wav' };
+  }
+}
+
+/** A {@link LipSyncEngine} that writes random bytes where the mp4 belongs. */
+export class GarbageLipSyncEngine extends EngineDouble implements LipSyncEngine {
+  render(input: LipSyncInput, context: EngineContext): Promise<void> {
+    return this.run(context, () => writeFile(input.outputPath, randomBytes(4096)));
+  }
+}
+
+/** A {@link SeparationEngine} whose speech stem is real audio and whose ambience stem is text. */
+export class GarbageSeparationEngine extends EngineDouble implements SeparationEngine {
+  async separate(input: SeparationInput, context: EngineContext): Promise<SeparationOutput> {
+    await this.run(context, async () => {
+      await ffmpeg(['-i', input.audioPath, '-vn', '-ac', '1', '-c:a', 'pcm_s16le', '-f', 'wav', input.speechPath], context.signal);
+      await writeFile(input.ambiencePath, 'this is not audio\n'.repeat(100));
+    });
+    return { contentType: 'audio/wav', extension: 'wav' };
+  }
+}
+
+/**
+ * A {@link LipSyncEngine} that never settles and ignores its abort signal (a hung custom engine), for its
+ * first `hangs` runs; later runs behave like {@link FakeLipSyncEngine}. Keeps every run's signal.
+ */
+export class HangingLipSyncEngine extends FakeLipSyncEngine {
+  /** The signal of every run, in order. */
+  readonly signals: AbortSignal[] = [];
+
+  constructor(private readonly hangs = Number.POSITIVE_INFINITY) {
+    super();
+  }
+
+  override render(input: LipSyncInput, context: EngineContext): Promise<void> {
+    this.signals.push(context.signal);
+    if (this.signals.length > this.hangs) return super.render(input, context);
+    return this.run(context, () => new Promise<void>(() => undefined));
   }
 }

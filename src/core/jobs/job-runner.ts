@@ -55,7 +55,10 @@ export class JobRunner {
     heartbeat.unref();
     let workDir: string | undefined;
     try {
-      workDir = await this.workDirs.create('job');
+      workDir = await this.workDirs.create('job').catch((error: unknown) => {
+        this.logger.error('could not make a job work folder', { uid, root: this.workDirs.root, error: String(error) });
+        throw new JobFailedError({ code: 'processing_failed', message: 'the service could not make a work folder for the job' });
+      });
       this.logger.info('job started', { uid, kind: job.kind, budgetMs });
       const work = runWorker(job, this.deps, { signal: controller.signal, onProgress: this.progressWriter(job), workDir });
       const result = await untilAborted(work, controller.signal, (error) => {
