@@ -205,3 +205,59 @@ export class HangingLipSyncEngine extends FakeLipSyncEngine {
     return this.run(context, () => new Promise<void>(() => undefined));
   }
 }
+
+/**
+ * A meeting point for several parties: {@link Rendezvous.meet} returns once `parties` callers have met
+ * under the same key, or after `timeoutMs` (so a party that never comes delays, never blocks).
+ */
+export class Rendezvous {
+  /** Keys at which every party met (a real race took place there). */
+  readonly met = new Set<string>();
+  private readonly spots = new Map<string, { count: number; all: Promise<void>; release: () => void }>();
+
+  constructor(
+    private readonly parties: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async meet(key: string): Promise<void> {
+    let spot = this.spots.get(key);
+    if (!spot) {
+      let release!: () => void;
+      const all = new Promise<void>((resolve) => (release = resolve));
+      spot = { count: 0, all, release };
+      this.spots.set(key, spot);
+    }
+    spot.count++;
+    if (spot.count === this.parties) {
+      this.met.add(key);
+      spot.release();
+    }
+    await Promise.race([spot.all, sleep(this.timeoutMs, undefined, { ref: false })]);
+  }
+}
+
+/**
+ * A {@link FakeAvatarRenderer} whose renders of one asset of one avatar wait for the other instances'
+ * renderers at a shared {@link Rendezvous}, so instances started together store the same asset at once.
+ */
+export class RacingAvatarRenderer extends FakeAvatarRenderer {
+  constructor(private readonly rendezvous: Rendezvous) {
+    super();
+  }
+
+  override async renderIdleVideo(avatar: { id: string }, outputPath: string): Promise<void> {
+    await this.rendezvous.meet(`${avatar.id}:video`);
+    await super.renderIdleVideo(avatar, outputPath);
+  }
+
+  override async renderPreview(avatar: { id: string }, outputPath: string): Promise<void> {
+    await this.rendezvous.meet(`${avatar.id}:preview`);
+    await super.renderPreview(avatar, outputPath);
+  }
+
+  override async renderThumbnail(avatar: { id: string }, outputPath: string): Promise<void> {
+    await this.rendezvous.meet(`${avatar.id}:thumbnail`);
+    await super.renderThumbnail(avatar, outputPath);
+  }
+}
