@@ -144,14 +144,20 @@ export class FsBlobStore implements BlobStore {
       await writeFile(partial, JSON.stringify(next), { flag: 'wx' });
       await rename(partial, join(this.#blobDir(id), 'meta.json'));
     } catch (error) {
-      await rm(partial, { force: true }).catch(() => undefined);
+      // `force`: no error when the partial file is missing; a failure to remove it is reported instead.
+      await rm(partial, { force: true });
       if (fsErrorCode(error) !== 'ENOENT') throw error; // ENOENT: deleted meanwhile
     }
   }
 
   /** {@inheritDoc BlobStore.expired} Reads every blob's metadata on disk. */
   async expired(now: Date): Promise<string[]> {
-    const ids = (await readdir(this.#blobs).catch(() => [] as string[])).filter(isBlobId);
+    const ids = (
+      await readdir(this.#blobs).catch((error: unknown) => {
+        if (fsErrorCode(error) === 'ENOENT') return [] as string[]; // nothing stored yet
+        throw error;
+      })
+    ).filter(isBlobId);
     const due: string[] = [];
     for (let i = 0; i < ids.length; i += SCAN_BATCH) {
       const batch = ids.slice(i, i + SCAN_BATCH);
