@@ -65,8 +65,10 @@ export class JobRunner {
         if (error === undefined) this.logger.warn('an engine finished after its job had ended; its output was discarded', { uid, kind: job.kind });
         else this.logger.debug('an engine stopped after its job had ended', { uid, kind: job.kind, error: String(error) });
       });
-      // From here on the job is the store's to finish: a heartbeat that finds it completed must not abort it.
+      // From here on the job is the store's to finish: a heartbeat or progress write that finds it completed
+      // must not abort it, nor may shutdown (the compare-and-set to `completed` decides).
       clearInterval(heartbeat);
+      this.running.delete(uid);
       await this.complete(job, result);
     } catch (error) {
       // Once aborted, the abort's reason is why the job ends (a timeout, say), not what the engine threw.
@@ -90,10 +92,7 @@ export class JobRunner {
   private async beat(job: Job, controller: AbortController): Promise<void> {
     try {
       const alive = await this.store.patch(job.uid, RUNNING_STATUSES, { heartbeatAt: new Date().toISOString() });
-      if (!alive && !controller.signal.aborted) {
-        this.logger.warn('job was ended by another writer; stopping its engine', { uid: job.uid, kind: job.kind });
-        controller.abort(new JobFailedError({ code: 'interrupted', message: 'the job was ended elsewhere while it ran' }));
-      }
+      if (!alive) this.endedElsewhere(job, controller);
     } catch (error) {
       this.logger.warn('could not write a job heartbeat', { uid: job.uid, error: String(error) });
     }
@@ -110,6 +109,13 @@ export class JobRunner {
         this.logger.warn('could not write job progress', { uid: job.uid, error: String(error) });
       });
     };
+  }
+
+  /** The store says the job is no longer `ongoing` (another process or recovery ended it): stop its engine. */
+  private endedElsewhere(job: Job, controller: AbortController): void {
+    if (controller.signal.aborted || this.running.get(job.uid) !== controller) return;
+    this.logger.warn('job was ended by another writer; stopping its engine', { uid: job.uid, kind: job.kind });
+    controller.abort(new JobFailedError({ code: 'interrupted', message: 'the job was ended elsewhere while it ran' }));
   }
 
   private async complete(job: Job, result: Job['result']): Promise<void> {
