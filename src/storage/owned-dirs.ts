@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { fsErrorCode } from './fs-error-code.js';
 
 /**
- * Entries whose owner cannot be checked (another host, or a name without an owner) are removed only
- * when untouched for this long: longer than any job's deadline or any upload takes.
+ * Entries untouched for this long are removed whoever made them (longer than any job's deadline or any
+ * upload takes); it is the only rule for entries whose owner cannot be checked (another host, a name
+ * without an owner) and covers a dead owner's pid reused by another process.
  */
 export const FOREIGN_LEFTOVER_AGE_MS = 24 * 3_600_000;
 
@@ -28,7 +29,7 @@ export interface LeftoverSweep {
  * A folder of scratch entries (job work folders, blobs being written or deleted) named after the
  * process that made them, so that a later process can tell which ones a crashed owner left behind.
  * Two processes may share the folder: an entry is only removed when its owner is known to be dead
- * (same host, pid not running) or, when that cannot be known, after {@link FOREIGN_LEFTOVER_AGE_MS}.
+ * (same host, pid not running) or when it was untouched for {@link FOREIGN_LEFTOVER_AGE_MS}.
  */
 export class OwnedDirs {
   constructor(readonly root: string) {}
@@ -45,7 +46,7 @@ export class OwnedDirs {
   }
 
   /**
-   * Removes the entries of dead owners. Never touches an entry of a process that is alive on this
+   * Removes the entries of dead owners. Never touches a recent entry of a process that is alive on this
    * host (this one included: another instance in this process may be using it). Never rejects.
    */
   async removeLeftovers(now = Date.now()): Promise<LeftoverSweep> {
@@ -71,7 +72,7 @@ export class OwnedDirs {
 
   async #abandoned(name: string, now: number): Promise<boolean> {
     const owner = OWNED_NAME.exec(name);
-    if (owner && owner[2] === HOST) return !isAlive(Number(owner[1]));
+    if (owner && owner[2] === HOST && !isAlive(Number(owner[1]))) return true;
     const { mtimeMs } = await stat(join(this.root, name));
     return now - mtimeMs > FOREIGN_LEFTOVER_AGE_MS;
   }

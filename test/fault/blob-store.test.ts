@@ -92,12 +92,14 @@ describe('FsBlobStore under faults', () => {
       otherHostRecent: `put-1@another-host.example~recent`,
       otherHostOld: `put-1@another-host.example~old000`,
       unnamedOld: 'put-Zq81xY',
+      livePutOld: `put-${process.pid}@${host}~ancient`,
     };
     for (const name of Object.values(names)) await mkdir(join(dir, 'tmp', name, 'inner'), { recursive: true });
     const longAgo = new Date(Date.now() - 48 * 3_600_000);
-    for (const name of [names.otherHostOld, names.unnamedOld]) await utimes(join(dir, 'tmp', name), longAgo, longAgo);
+    // Untouched for two days: abandoned whoever made it (a pid may have been reused).
+    for (const name of [names.otherHostOld, names.unnamedOld, names.livePutOld]) await utimes(join(dir, 'tmp', name), longAgo, longAgo);
     const report = await store.removeLeftovers();
-    assert.equal(report.removed, 4);
+    assert.equal(report.removed, 5);
     assert.deepEqual(report.failed, []);
     assert.deepEqual((await readdir(join(dir, 'tmp'))).sort(), [names.livePut, names.otherHostRecent].sort());
   });
