@@ -36,7 +36,7 @@ export type { UploadView } from './core/schemas/upload.js';
 
 export type { JobStore } from './storage/job-store.js';
 export type { BlobStore, BlobMeta, BlobInfo } from './storage/blob-store.js';
-export { BlobTooLargeError } from './storage/blob-store.js';
+export { BlobExistsError, BlobTooLargeError, type LeftoverReport } from './storage/blob-store.js';
 export { MemoryJobStore, type MemoryJobStoreOptions } from './storage/memory-job-store.js';
 export { RedisJobStore, type RedisJobStoreOptions } from './storage/redis-job-store.js';
 export { FsBlobStore } from './storage/fs-blob-store.js';

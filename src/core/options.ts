@@ -65,6 +65,13 @@ export interface VirtualAnchorOptions {
     defaultPerPage?: number;
     /** Largest `perPage`. Default 100. */
     maxPerPage?: number;
+    /**
+     * Per-job deadline, fixed part: a job still running `jobTimeoutMs + input seconds × jobTimeoutPerInputSecondMs`
+     * after it started ends in `error` (code `timeout`) and its engine is aborted. Default 300 000 (5 minutes).
+     */
+    jobTimeoutMs?: number;
+    /** Per-job deadline, part per second of input (audio duration). Default 4 000 (4× the input's duration). */
+    jobTimeoutPerInputSecondMs?: number;
   };
   /** Retention and link lifetimes. */
   retention?: {
@@ -76,7 +83,10 @@ export interface VirtualAnchorOptions {
     linkTtlMs?: number;
     /** How often the sweeper deletes expired files and recovers stuck jobs. Default 60 000 ms. */
     sweepIntervalMs?: number;
-    /** An `ongoing` job whose heartbeat is older than this was left by a dead process. Default 120 000 ms. */
+    /**
+     * An `ongoing` job whose heartbeat is older than this was left by a dead process. Default 120 000 ms.
+     * The heartbeat is written every `staleJobMs / 8` (at most every 15 s); it also notices a job ended elsewhere.
+     */
     staleJobMs?: number;
   };
   /** Delay after which a job created with `dangerousFlag: true` is moved to `error`. Default 10 000 ms (SPEC §3). */
@@ -146,6 +156,8 @@ export const optionsSchema = z
         maxJsonBytes: posInt.default(64 * 1024),
         defaultPerPage: posInt.default(20),
         maxPerPage: posInt.default(100),
+        jobTimeoutMs: posMs.default(300_000),
+        jobTimeoutPerInputSecondMs: z.number().min(0).default(4_000),
       })
       .strict()
       .prefault({}),

@@ -26,6 +26,22 @@ export class BlobTooLargeError extends Error {
   }
 }
 
+/** Thrown by {@link BlobStore.put} when a blob with the requested `id` exists already (e.g. another process stored it first). */
+export class BlobExistsError extends Error {
+  constructor(readonly id: string) {
+    super(`blob ${id} already exists`);
+    this.name = 'BlobExistsError';
+  }
+}
+
+/** What {@link BlobStore.removeLeftovers} did. */
+export interface LeftoverReport {
+  /** How many abandoned entries were removed. */
+  removed: number;
+  /** Entries that could not be removed, with why. */
+  failed: { name: string; error: string }[];
+}
+
 /**
  * Where media files live: inputs copied at job creation, uploads, results, avatar assets.
  * Modelled on tus-node-server's DataStore: a small interface, a filesystem default.
@@ -33,7 +49,9 @@ export class BlobTooLargeError extends Error {
 export interface BlobStore {
   /**
    * Streams `source` into a new blob. With `maxBytes`, rejects with {@link BlobTooLargeError}
-   * as soon as more bytes arrive, and leaves nothing behind.
+   * as soon as more bytes arrive, and leaves nothing behind. With an `id` that is taken, rejects with
+   * {@link BlobExistsError}. Errors of `source` (e.g. a file that does not exist) reject the call, whenever
+   * they happen, and `source` is destroyed on any failure.
    */
   put(source: Readable, meta: BlobMeta, options?: { maxBytes?: number; id?: string }): Promise<BlobRef>;
   /** Metadata, or `undefined` when missing/deleted. */
@@ -48,4 +66,9 @@ export interface BlobStore {
   setExpiry(id: string, expiresAt: string | undefined): Promise<void>;
   /** Ids of blobs whose `expiresAt` is at or before `now`. */
   expired(now: Date): Promise<string[]>;
+  /**
+   * Optional: removes what writes and deletes interrupted by a crash left behind (never another live
+   * process's work). Called once at start-up; never rejects.
+   */
+  removeLeftovers?(): Promise<LeftoverReport>;
 }

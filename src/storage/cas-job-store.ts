@@ -1,5 +1,6 @@
 import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../core/job.js';
 import type { JobStore } from './job-store.js';
+import { allowedSources } from '../core/state-machine.js';
 import { applyPatch } from './job-record.js';
 
 /**
@@ -39,14 +40,20 @@ export abstract class CasJobStore implements JobStore {
     return job;
   }
 
-  /** {@inheritDoc JobStore.transition} */
+  /**
+   * {@inheritDoc JobStore.transition} Only the moves of the transition table (`core/state-machine.ts`)
+   * happen: states of `from` the table does not allow toward `to` are ignored, so a job in such a
+   * state is left as it is and the call returns `undefined`, like any lost compare-and-set.
+   */
   async transition(
     uid: string,
     from: readonly JobStatus[],
     to: JobStatus,
     patch?: JobPatch,
   ): Promise<Job | undefined> {
-    return this.update(uid, from, (job) => applyPatch(job, patch, { status: to, now: this.#now() }));
+    const allowed = allowedSources(from, to);
+    if (allowed.length === 0) return undefined;
+    return this.update(uid, allowed, (job) => applyPatch(job, patch, { status: to, now: this.#now() }));
   }
 
   /** {@inheritDoc JobStore.patch} Leaves `updatedAt` unchanged. */

@@ -1,13 +1,14 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, mkdtemp, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobRef } from '../core/job.js';
-import type { BlobInfo, BlobMeta, BlobStore } from './blob-store.js';
+import { BlobExistsError, type BlobInfo, type BlobMeta, type BlobStore, type LeftoverReport } from './blob-store.js';
 import { isBlobId, newBlobId } from './blob-id.js';
 import { ByteCounter } from './byte-counter.js';
 import { fsErrorCode } from './fs-error-code.js';
+import { OwnedDirs } from './owned-dirs.js';
 
 /** What `meta.json` holds. */
 interface StoredMeta {
@@ -24,21 +25,22 @@ const SCAN_BATCH = 64;
  *
  *   blobs/<id>/data        the bytes
  *   blobs/<id>/meta.json   size, createdAt and {@link BlobMeta}
- *   tmp/                   blobs being written or deleted
+ *   tmp/                   blobs being written or deleted, named after their process (see {@link OwnedDirs})
  *
  * A blob is written into a fresh folder under `tmp/` and renamed into `blobs/` complete with its
- * metadata, so it appears whole or not at all, and a second put with the same id fails. Delete
- * renames it back out before removing it. All state is on disk, so a new instance on the same
- * `dir` (after a restart) sees every blob and expiry. Files are streamed, never held in memory.
- * Entries left in `tmp/` by a crash are not cleaned up.
+ * metadata, so it appears whole or not at all, and a second put with the same id fails with
+ * {@link BlobExistsError}. Delete renames it back out before removing it. All state is on disk, so a
+ * new instance on the same `dir` (after a restart) sees every blob and expiry. Files are streamed,
+ * never held in memory. Entries a crashed process left in `tmp/` go at the next start
+ * ({@link FsBlobStore.removeLeftovers}).
  */
 export class FsBlobStore implements BlobStore {
   readonly #blobs: string;
-  readonly #tmp: string;
+  readonly #tmp: OwnedDirs;
 
   constructor(readonly dir: string) {
     this.#blobs = join(dir, 'blobs');
-    this.#tmp = join(dir, 'tmp');
+    this.#tmp = new OwnedDirs(join(dir, 'tmp'));
   }
 
   /**
@@ -46,28 +48,36 @@ export class FsBlobStore implements BlobStore {
    * otherwise a random id is made. On any failure `source` is destroyed and nothing is left.
    */
   async put(source: Readable, meta: BlobMeta, options: { maxBytes?: number; id?: string } = {}): Promise<BlobRef> {
-    const id = options.id ?? newBlobId();
-    if (!isBlobId(id)) {
-      source.destroy();
-      throw new RangeError(`invalid blob id: ${JSON.stringify(id)}`);
-    }
-    await this.#mkdirs();
-    const staging = await mkdtemp(join(this.#tmp, 'put-'));
+    // Listen at once: a source may fail (a missing file) while the folders are being made, before
+    // `pipeline` listens, and an `error` event nobody listens to takes the process down.
+    let sourceError: unknown;
+    const onSourceError = (error: unknown) => {
+      sourceError ??= error;
+    };
+    source.on('error', onSourceError);
+    let staging: string | undefined;
     try {
+      const id = options.id ?? newBlobId();
+      if (!isBlobId(id)) throw new RangeError(`invalid blob id: ${JSON.stringify(id)}`);
+      await mkdir(this.#blobs, { recursive: true });
+      staging = await this.#tmp.create('put');
+      if (sourceError !== undefined) throw sourceError;
       const counter = new ByteCounter(options.maxBytes);
-      await pipeline(source, counter, createWriteStream(join(staging, 'data'), { flags: 'wx' }));
+      await pipeline(source, counter, createWriteStream(join(staging, 'data'), { flags: 'wx' })).catch((error: unknown) => {
+        throw sourceError ?? error;
+      });
       const stored: StoredMeta = { size: counter.bytes, createdAt: new Date().toISOString(), meta };
       await writeFile(join(staging, 'meta.json'), JSON.stringify(stored), { flag: 'wx' });
       await rename(staging, this.#blobDir(id)).catch((error: unknown) => {
-        throw fsErrorCode(error) === 'ENOTEMPTY' || fsErrorCode(error) === 'EEXIST'
-          ? new Error(`blob ${id} already exists`)
-          : error;
+        throw fsErrorCode(error) === 'ENOTEMPTY' || fsErrorCode(error) === 'EEXIST' ? new BlobExistsError(id) : error;
       });
       return { id, contentType: meta.contentType, size: stored.size };
     } catch (error) {
       source.destroy();
-      await rm(staging, { recursive: true, force: true });
+      if (staging) await rm(staging, { recursive: true, force: true });
       throw error;
+    } finally {
+      source.off('error', onSourceError);
     }
   }
 
@@ -106,8 +116,8 @@ export class FsBlobStore implements BlobStore {
   /** {@inheritDoc BlobStore.delete} */
   async delete(id: string): Promise<void> {
     if (!isBlobId(id)) return;
-    await this.#mkdirs();
-    const trash = join(this.#tmp, `delete-${newBlobId()}`);
+    await mkdir(this.#tmp.root, { recursive: true });
+    const trash = this.#tmp.path('delete');
     try {
       await rename(this.#blobDir(id), trash);
     } catch (error) {
@@ -134,14 +144,20 @@ export class FsBlobStore implements BlobStore {
       await writeFile(partial, JSON.stringify(next), { flag: 'wx' });
       await rename(partial, join(this.#blobDir(id), 'meta.json'));
     } catch (error) {
-      await rm(partial, { force: true }).catch(() => undefined);
+      // `force`: no error when the partial file is missing; a failure to remove it is reported instead.
+      await rm(partial, { force: true });
       if (fsErrorCode(error) !== 'ENOENT') throw error; // ENOENT: deleted meanwhile
     }
   }
 
   /** {@inheritDoc BlobStore.expired} Reads every blob's metadata on disk. */
   async expired(now: Date): Promise<string[]> {
-    const ids = (await readdir(this.#blobs).catch(() => [] as string[])).filter(isBlobId);
+    const ids = (
+      await readdir(this.#blobs).catch((error: unknown) => {
+        if (fsErrorCode(error) === 'ENOENT') return [] as string[]; // nothing stored yet
+        throw error;
+      })
+    ).filter(isBlobId);
     const due: string[] = [];
     for (let i = 0; i < ids.length; i += SCAN_BATCH) {
       const batch = ids.slice(i, i + SCAN_BATCH);
@@ -152,6 +168,15 @@ export class FsBlobStore implements BlobStore {
       });
     }
     return due;
+  }
+
+  /**
+   * {@inheritDoc BlobStore.removeLeftovers} Removes the entries of `tmp/` whose process is gone (an
+   * interrupted upload or delete); those of live processes, on this host or another, stay.
+   */
+  async removeLeftovers(): Promise<LeftoverReport> {
+    const sweep = await this.#tmp.removeLeftovers();
+    return { removed: sweep.removed.length, failed: sweep.failed };
   }
 
   async #readMeta(id: string): Promise<StoredMeta | undefined> {
@@ -166,10 +191,5 @@ export class FsBlobStore implements BlobStore {
 
   #blobDir(id: string): string {
     return join(this.#blobs, id);
-  }
-
-  async #mkdirs(): Promise<void> {
-    await mkdir(this.#blobs, { recursive: true });
-    await mkdir(this.#tmp, { recursive: true });
   }
 }

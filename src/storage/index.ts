@@ -1,6 +1,6 @@
 /** The storage layer: job records, media files and signed links. */
 export type { JobStore } from './job-store.js';
-export { BlobTooLargeError, type BlobInfo, type BlobMeta, type BlobStore } from './blob-store.js';
+export { BlobExistsError, BlobTooLargeError, type BlobInfo, type BlobMeta, type BlobStore, type LeftoverReport } from './blob-store.js';
 export { MemoryJobStore, type MemoryJobStoreOptions } from './memory-job-store.js';
 export { RedisJobStore, type RedisJobStoreOptions } from './redis-job-store.js';
 export { createJobStore, type CreateJobStoreOptions } from './create-job-store.js';

@@ -15,6 +15,8 @@ export interface JobStore {
   /**
    * Atomically moves a job from one of `from` to `to`, applying `patch` and setting `updatedAt`.
    * Returns the updated job, or `undefined` when the job is missing or its status is not in `from`.
+   * Only moves of the transition table (`TRANSITIONS`) may happen: a status of `from` the table does not
+   * allow toward `to` must be ignored (the built-in stores do this in `CasJobStore`).
    */
   transition(uid: string, from: readonly JobStatus[], to: JobStatus, patch?: JobPatch): Promise<Job | undefined>;
   /** Applies `patch` without changing status, only while the status is in `whileIn`. Returns false otherwise. */

@@ -1,4 +1,5 @@
-import { copyFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { copyFile, writeFile } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type {
   AvatarAssetRenderer,
@@ -150,5 +151,113 @@ export class FakeAvatarRenderer implements AvatarAssetRenderer {
   async renderThumbnail(_avatar: unknown, outputPath: string): Promise<void> {
     this.calls++;
     await copyFile((await fixtures()).path('image.png'), outputPath);
+  }
+}
+
+/** A {@link LipSyncEngine} that resolves without writing anything (a broken custom engine). */
+export class SilentLipSyncEngine extends EngineDouble implements LipSyncEngine {
+  render(_input: LipSyncInput, context: EngineContext): Promise<void> {
+    return this.run(context, async () => undefined);
+  }
+}
+
+/** A {@link SeparationEngine} that resolves without writing its stems. */
+export class SilentSeparationEngine extends EngineDouble implements SeparationEngine {
+  async separate(_input: SeparationInput, context: EngineContext): Promise<SeparationOutput> {
+    await this.run(context, async () => undefined);
+    return { contentType: 'audio/wav', extension: 'wav' };
+  }
+}
+
+/** A {@link LipSyncEngine} that writes random bytes where the mp4 belongs. */
+export class GarbageLipSyncEngine extends EngineDouble implements LipSyncEngine {
+  render(input: LipSyncInput, context: EngineContext): Promise<void> {
+    return this.run(context, () => writeFile(input.outputPath, randomBytes(4096)));
+  }
+}
+
+/** A {@link SeparationEngine} whose speech stem is real audio and whose ambience stem is text. */
+export class GarbageSeparationEngine extends EngineDouble implements SeparationEngine {
+  async separate(input: SeparationInput, context: EngineContext): Promise<SeparationOutput> {
+    await this.run(context, async () => {
+      await ffmpeg(['-i', input.audioPath, '-vn', '-ac', '1', '-c:a', 'pcm_s16le', '-f', 'wav', input.speechPath], context.signal);
+      await writeFile(input.ambiencePath, 'this is not audio\n'.repeat(100));
+    });
+    return { contentType: 'audio/wav', extension: 'wav' };
+  }
+}
+
+/**
+ * A {@link LipSyncEngine} that never settles and ignores its abort signal (a hung custom engine), for its
+ * first `hangs` runs; later runs behave like {@link FakeLipSyncEngine}. Keeps every run's signal.
+ */
+export class HangingLipSyncEngine extends FakeLipSyncEngine {
+  /** The signal of every run, in order. */
+  readonly signals: AbortSignal[] = [];
+
+  constructor(private readonly hangs = Number.POSITIVE_INFINITY) {
+    super();
+  }
+
+  override render(input: LipSyncInput, context: EngineContext): Promise<void> {
+    this.signals.push(context.signal);
+    if (this.signals.length > this.hangs) return super.render(input, context);
+    return this.run(context, () => new Promise<void>(() => undefined));
+  }
+}
+
+/**
+ * A meeting point for several parties: {@link Rendezvous.meet} returns once `parties` callers have met
+ * under the same key, or after `timeoutMs` (so a party that never comes delays, never blocks).
+ */
+export class Rendezvous {
+  /** Keys at which every party met (a real race took place there). */
+  readonly met = new Set<string>();
+  private readonly spots = new Map<string, { count: number; all: Promise<void>; release: () => void }>();
+
+  constructor(
+    private readonly parties: number,
+    private readonly timeoutMs: number,
+  ) {}
+
+  async meet(key: string): Promise<void> {
+    let spot = this.spots.get(key);
+    if (!spot) {
+      let release!: () => void;
+      const all = new Promise<void>((resolve) => (release = resolve));
+      spot = { count: 0, all, release };
+      this.spots.set(key, spot);
+    }
+    spot.count++;
+    if (spot.count === this.parties) {
+      this.met.add(key);
+      spot.release();
+    }
+    await Promise.race([spot.all, sleep(this.timeoutMs, undefined, { ref: false })]);
+  }
+}
+
+/**
+ * A {@link FakeAvatarRenderer} whose renders of one asset of one avatar wait for the other instances'
+ * renderers at a shared {@link Rendezvous}, so instances started together store the same asset at once.
+ */
+export class RacingAvatarRenderer extends FakeAvatarRenderer {
+  constructor(private readonly rendezvous: Rendezvous) {
+    super();
+  }
+
+  override async renderIdleVideo(avatar: { id: string }, outputPath: string): Promise<void> {
+    await this.rendezvous.meet(`${avatar.id}:video`);
+    await super.renderIdleVideo(avatar, outputPath);
+  }
+
+  override async renderPreview(avatar: { id: string }, outputPath: string): Promise<void> {
+    await this.rendezvous.meet(`${avatar.id}:preview`);
+    await super.renderPreview(avatar, outputPath);
+  }
+
+  override async renderThumbnail(avatar: { id: string }, outputPath: string): Promise<void> {
+    await this.rendezvous.meet(`${avatar.id}:thumbnail`);
+    await super.renderThumbnail(avatar, outputPath);
   }
 }

@@ -1,9 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { BlobRef } from '../job.js';
-import type { BlobStore } from '../../storage/blob-store.js';
+import { BlobExistsError, type BlobInfo, type BlobStore } from '../../storage/blob-store.js';
+import type { OwnedDirs } from '../../storage/owned-dirs.js';
 import type { AvatarAssetRenderer } from '../../inference/engines.js';
 import type { AvatarDefinition } from '../../inference/avatar/definition.js';
 import type { Logger } from '../logger.js';
@@ -33,7 +33,8 @@ const ASSETS: { name: AssetName; contentType: string; file: string }[] = [
 /**
  * The avatar catalogue: definitions in a stable order, with assets (idle-loop mp4, preview, thumbnail)
  * generated in the background on first start and found again in the blob store after a restart
- * (blob ids derive from the avatar uid and the definition's fingerprint).
+ * (blob ids derive from the avatar uid and the definition's fingerprint). Several processes may share
+ * the blob store: when two render the same asset at once, the first stored wins and the other uses it.
  */
 export class AvatarCatalogue {
   private readonly entries: AvatarEntry[];
@@ -46,6 +47,7 @@ export class AvatarCatalogue {
     private readonly blobs: BlobStore,
     private readonly renderer: AvatarAssetRenderer | undefined,
     private readonly logger: Logger,
+    private readonly workDirs: OwnedDirs,
   ) {
     const now = new Date().toISOString();
     this.entries = definitions.map((definition) => ({
@@ -115,17 +117,33 @@ export class AvatarCatalogue {
         if (entry.assets.thumbnail) entry.thumbnailGenerationStatus = 'completed';
         if (existing) continue;
         if (!this.renderer || this.abort.signal.aborted) return;
-        workDir ??= await mkdtemp(join(tmpdir(), 'virtual-anchor-avatar-'));
+        workDir ??= await this.workDirs.create('avatar');
         const file = join(workDir, asset.file);
         if (asset.name === 'thumbnail') await this.renderer.renderThumbnail(entry.definition, file);
         else if (asset.name === 'preview') await this.renderer.renderPreview(entry.definition, file);
         else await this.renderer.renderIdleVideo(entry.definition, file, this.abort.signal);
-        entry.assets[asset.name] = await this.blobs.put(createReadStream(file), { owner: 'system', contentType: asset.contentType }, { id });
+        entry.assets[asset.name] = await this.store(id, file, asset.contentType);
         entry.updatedAt = new Date().toISOString();
         if (asset.name === 'thumbnail') entry.thumbnailGenerationStatus = 'completed';
       }
     } finally {
-      if (workDir) await rm(workDir, { recursive: true, force: true });
+      if (workDir) {
+        await rm(workDir, { recursive: true, force: true }).catch((error: unknown) => {
+          this.logger.warn('could not remove an avatar work folder; the next start will', { workDir, error: String(error) });
+        });
+      }
+    }
+  }
+
+  /** Stores a rendered asset under its fixed id; when another process stored it first, takes that one. */
+  private async store(id: string, file: string, contentType: string): Promise<BlobRef> {
+    try {
+      return await this.blobs.put(createReadStream(file), { owner: 'system', contentType }, { id });
+    } catch (error) {
+      if (!(error instanceof BlobExistsError)) throw error;
+      const winner: BlobInfo | undefined = await this.blobs.stat(id);
+      if (!winner) throw error;
+      return { id: winner.id, contentType: winner.contentType, size: winner.size };
     }
   }
 }

@@ -1,5 +1,7 @@
 import type { Job } from '../job.js';
 import type { JobStore } from '../../storage/job-store.js';
+import type { Logger } from '../logger.js';
+import { sourcesOf } from '../state-machine.js';
 import type { JobRunner } from './job-runner.js';
 
 /** Message kept on jobs ended by `dangerousFlag`. */
@@ -17,16 +19,22 @@ export class DangerousFlagTimers {
     private readonly store: JobStore,
     private readonly runner: JobRunner,
     private readonly delayMs: number,
+    private readonly logger: Logger,
   ) {}
 
   /** Starts the job and arms its timer (counted from `createdAt`, so a restart keeps the deadline). */
   arm(job: Job): void {
     if (this.timers.has(job.uid)) return;
-    void this.store.transition(job.uid, ['pending'], 'ongoing').catch(() => undefined);
+    this.store.transition(job.uid, sourcesOf('ongoing'), 'ongoing').catch((error: unknown) => {
+      this.logger.warn('could not start a dangerousFlag job', { uid: job.uid, error: String(error) });
+    });
     const wait = Math.max(0, Date.parse(job.createdAt) + this.delayMs - Date.now());
     const timer = setTimeout(() => {
       this.timers.delete(job.uid);
-      void this.runner.fail(job.uid, 'dangerous_flag', DANGEROUS_FLAG_MESSAGE).catch(() => undefined);
+      this.runner.fail(job.uid, 'dangerous_flag', DANGEROUS_FLAG_MESSAGE).catch((error: unknown) => {
+        // Recovery ends it on a later sweep (the flag's deadline is counted from createdAt).
+        this.logger.error('could not end a dangerousFlag job', { uid: job.uid, error: String(error) });
+      });
     }, wait);
     timer.unref();
     this.timers.set(job.uid, timer);

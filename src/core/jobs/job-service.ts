@@ -5,6 +5,7 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import type { CreateAvatarVideoBody } from '../schemas/avatar-video.js';
 import type { CreateSeparationBody } from '../schemas/separation.js';
 import { ApiError } from '../errors.js';
+import type { Logger } from '../logger.js';
 import type { InputPort, ResolvedInput } from './input-port.js';
 import type { Scheduler } from './scheduler.js';
 import { DangerousFlagTimers, isDangerous } from './dangerous-flag.js';
@@ -31,6 +32,7 @@ export class JobService {
     private readonly dangerous: DangerousFlagTimers,
     private readonly avatarExists: (uid: string) => boolean,
     private readonly limits: CreationLimits,
+    private readonly logger: Logger,
   ) {}
 
   async createAvatarVideo(owner: string, body: CreateAvatarVideoBody): Promise<AvatarVideoJob> {
@@ -110,7 +112,15 @@ export class JobService {
       else this.scheduler.enqueue(job);
       return job;
     } catch (error) {
-      await Promise.all(fetched.filter((i) => i.scratch).map((i) => this.blobs.delete(i.blob.id).catch(() => undefined)));
+      await Promise.all(
+        fetched
+          .filter((i) => i.scratch)
+          .map((i) =>
+            this.blobs.delete(i.blob.id).catch((cause: unknown) => {
+              this.logger.warn('could not delete an input of a refused job; retention will', { blob: i.blob.id, error: String(cause) });
+            }),
+          ),
+      );
       throw error;
     }
   }

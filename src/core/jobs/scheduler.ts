@@ -1,5 +1,6 @@
 import PQueue from 'p-queue';
 import type { Job } from '../job.js';
+import type { Logger } from '../logger.js';
 import { KeyedQueues } from './keyed-queues.js';
 
 /**
@@ -16,18 +17,24 @@ export class Scheduler {
   constructor(
     limits: { jobsPerKey: number; engines: number },
     private readonly run: (uid: string) => Promise<void>,
+    private readonly logger: Logger,
   ) {
     this.perKey = new KeyedQueues(limits.jobsPerKey);
     this.engines = new PQueue({ concurrency: limits.engines });
   }
 
-  /** Queues a job unless it is already queued or running here. Never rejects. */
+  /**
+   * Queues a job unless it is already queued or running here. Never rejects: a run that throws (the
+   * store failed while ending the job) is logged, and recovery ends the job once its heartbeat is stale.
+   */
   enqueue(job: Pick<Job, 'uid' | 'owner' | 'kind'>): void {
     if (this.closed || this.known.has(job.uid)) return;
     this.known.add(job.uid);
     void this.perKey
       .run(`${job.owner}:${job.kind}`, () => this.engines.add(() => (this.closed ? Promise.resolve() : this.run(job.uid))))
-      .catch(() => undefined)
+      .catch((error: unknown) => {
+        this.logger.error('a job run failed outside its guarded path', { uid: job.uid, kind: job.kind, error: String(error) });
+      })
       .finally(() => this.known.delete(job.uid));
   }
 

@@ -1,10 +1,12 @@
 import { createReadStream } from 'node:fs';
+import { join } from 'node:path';
 import type { AvatarVideoJob, Job, SeparationJob } from '../job.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { EngineContext, LipSyncEngine, SeparationEngine } from '../../inference/engines.js';
 import type { AvatarDefinition } from '../../inference/avatar/definition.js';
+import type { Logger } from '../logger.js';
 import { JobFailedError } from './job-failure.js';
-import { join } from 'node:path';
+import { verifyOutput, type ExpectedMedia, type ProbeFn } from './output-check.js';
 
 /** What the workers need; resolved from the container by the job runner. */
 export interface WorkerDeps {
@@ -12,6 +14,14 @@ export interface WorkerDeps {
   lipSync?: LipSyncEngine;
   separation?: SeparationEngine;
   avatarDefinition(uid: string): AvatarDefinition | undefined;
+  /** Probes an engine's output before it is stored. */
+  probe: ProbeFn;
+  /**
+   * Results are stored with an expiry this far ahead, so a result whose job never completes (aborted,
+   * process killed) is deleted by retention; completion sets the real expiry.
+   */
+  provisionalExpiryMs: number;
+  logger: Logger;
 }
 
 async function pathOf(blobs: BlobStore, id: string, what: string): Promise<string> {
@@ -20,8 +30,42 @@ async function pathOf(blobs: BlobStore, id: string, what: string): Promise<strin
   return path;
 }
 
-async function store(blobs: BlobStore, path: string, owner: string, contentType: string) {
-  return blobs.put(createReadStream(path), { owner, contentType });
+/** What an engine wrote, to check and store. */
+interface Output {
+  path: string;
+  what: string;
+  expected: ExpectedMedia;
+  contentType: string;
+}
+
+/**
+ * Checks every output, then stores them as blobs with a provisional expiry. Nothing is stored once
+ * the job was aborted (an engine that ignored the signal and finished late); on a failure, the blobs
+ * stored so far are deleted.
+ */
+async function storeOutputs(job: Job, outputs: Output[], deps: WorkerDeps, context: EngineContext) {
+  context.signal.throwIfAborted();
+  for (const output of outputs) await verifyOutput(output.path, output.expected, output.what, deps.probe, context.signal);
+  context.signal.throwIfAborted();
+  const expiresAt = new Date(Date.now() + deps.provisionalExpiryMs).toISOString();
+  const stored = [];
+  try {
+    for (const output of outputs) {
+      stored.push(await deps.blobs.put(createReadStream(output.path), { owner: job.owner, contentType: output.contentType, expiresAt }));
+    }
+    context.signal.throwIfAborted();
+    return stored;
+  } catch (error) {
+    // Left behind on failure, these still expire; deleting now frees the space at once.
+    await Promise.all(
+      stored.map((ref) =>
+        deps.blobs.delete(ref.id).catch((cause: unknown) => {
+          deps.logger.warn('could not delete the result of a failed job; retention will', { uid: job.uid, blob: ref.id, error: String(cause) });
+        }),
+      ),
+    );
+    throw error;
+  }
 }
 
 /** Renders an avatar video job into an mp4 blob. */
@@ -40,7 +84,8 @@ export async function runAvatarVideo(job: AvatarVideoJob, deps: WorkerDeps, cont
     },
     context,
   );
-  return { video: await store(deps.blobs, outputPath, job.owner, 'video/mp4') };
+  const [video] = await storeOutputs(job, [{ path: outputPath, what: 'video', expected: 'mp4-video', contentType: 'video/mp4' }], deps, context);
+  return { video: video! };
 }
 
 /** Separates a job's input into two stem blobs. */
@@ -52,12 +97,16 @@ export async function runSeparation(job: SeparationJob, deps: WorkerDeps, contex
     { audioPath: await pathOf(deps.blobs, job.input.audio.id, 'audio'), durationSec: job.input.durationSec, speechPath, ambiencePath },
     context,
   );
-  const speech = await store(deps.blobs, speechPath, job.owner, output.contentType);
-  const ambience = await store(deps.blobs, ambiencePath, job.owner, output.contentType).catch(async (error: unknown) => {
-    await deps.blobs.delete(speech.id);
-    throw error;
-  });
-  return { speech, ambience };
+  const [speech, ambience] = await storeOutputs(
+    job,
+    [
+      { path: speechPath, what: 'speech stem', expected: 'audio', contentType: output.contentType },
+      { path: ambiencePath, what: 'ambience stem', expected: 'audio', contentType: output.contentType },
+    ],
+    deps,
+    context,
+  );
+  return { speech: speech!, ambience: ambience! };
 }
 
 /** Runs the worker for the job's kind. */

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import type { ResolvedOptions, VirtualAnchorOptions } from '../options.js';
 import type { Logger } from '../logger.js';
@@ -6,8 +7,9 @@ import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { createJobStore } from '../../storage/create-job-store.js';
 import { FsBlobStore } from '../../storage/fs-blob-store.js';
+import { OwnedDirs } from '../../storage/owned-dirs.js';
 import { UrlSigner, loadOrCreateSecret } from '../../storage/url-signer.js';
-import { resolveMediaBinaries, type MediaBinaries } from '../../inference/media/index.js';
+import { probeMedia, resolveMediaBinaries, type MediaBinaries } from '../../inference/media/index.js';
 import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../../inference/engines.js';
 import type { AvatarDefinition, AvatarDefinitionInput } from '../../inference/avatar/definition.js';
 import { loadAvatarDefinitions } from '../../inference/avatar/catalogue-definitions.js';
@@ -19,6 +21,7 @@ import { DangerousFlagTimers } from '../jobs/dangerous-flag.js';
 import { JobService } from '../jobs/job-service.js';
 import { Recovery } from '../maintenance/recovery.js';
 import { Sweeper } from '../maintenance/sweeper.js';
+import { removeCrashLeftovers } from '../maintenance/leftovers.js';
 import { MultipartUploadPort, ResolverInputPort } from './input-port-adapter.js';
 import { builtInEngines } from './built-in-engines.js';
 
@@ -80,19 +83,36 @@ export async function buildServices(
   );
   logger.info('engines', { lipSync: !!lipSync, separation: !!separation, ffmpeg: binaries.ffmpegPath });
 
-  const catalogue = new AvatarCatalogue(definitions, blobs, avatarRenderer, logger);
+  // Job and avatar work folders live in the data dir, named after their process, so a later start removes a crashed one's.
+  const workDirs = new OwnedDirs(join(dataDir, 'work'));
+  await removeCrashLeftovers(blobs, workDirs, logger);
+  const catalogue = new AvatarCatalogue(definitions, blobs, avatarRenderer, logger, workDirs);
   const runner = new JobRunner(
     jobStore,
     blobs,
-    { blobs, lipSync, separation, avatarDefinition: (uid) => catalogue.definition(uid) },
-    options.retention.resultsMs,
+    {
+      blobs,
+      lipSync,
+      separation,
+      avatarDefinition: (uid) => catalogue.definition(uid),
+      probe: (path, signal) => probeMedia(path, binaries, { signal }),
+      provisionalExpiryMs: options.retention.resultsMs,
+      logger,
+    },
+    workDirs,
+    {
+      resultsMs: options.retention.resultsMs,
+      heartbeatMs: heartbeatInterval(options.retention.staleJobMs),
+      timeout: { baseMs: options.limits.jobTimeoutMs, perInputSecondMs: options.limits.jobTimeoutPerInputSecondMs },
+    },
     logger,
   );
   const scheduler = new Scheduler(
     { jobsPerKey: options.concurrency.jobsPerKey, engines: options.concurrency.engines },
     (uid) => runner.run(uid),
+    logger,
   );
-  const dangerous = new DangerousFlagTimers(jobStore, runner, options.dangerousFlagDelayMs);
+  const dangerous = new DangerousFlagTimers(jobStore, runner, options.dangerousFlagDelayMs, logger);
   const resolver = new InputResolver({
     blobs,
     binaries,
@@ -108,6 +128,7 @@ export async function buildServices(
     dangerous,
     (uid) => catalogue.get(uid) !== undefined,
     { maxAvatarAudioSec: options.limits.maxAvatarAudioSec, maxSeparationSec: options.limits.maxSeparationSec },
+    logger,
   );
   const recovery = new Recovery(jobStore, scheduler, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
   const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger);
@@ -133,4 +154,9 @@ export async function buildServices(
       if (!backends.jobStore) await jobStore.close();
     },
   };
+}
+
+/** A running job's heartbeat: eight per `staleJobMs` (so a few lost writes never look like a dead process), at most every 15 s. */
+function heartbeatInterval(staleJobMs: number): number {
+  return Math.max(50, Math.min(15_000, Math.floor(staleJobMs / 8)));
 }

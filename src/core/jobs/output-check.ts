@@ -1,0 +1,46 @@
+import { stat } from 'node:fs/promises';
+import type { MediaProbe } from '../../inference/media/index.js';
+import { MediaProbeError } from '../../inference/media/index.js';
+import { fsErrorCode } from '../../storage/fs-error-code.js';
+import { JobFailedError } from './job-failure.js';
+
+/** Probes a local media file (ffprobe with the instance's binaries). */
+export type ProbeFn = (path: string, signal: AbortSignal) => Promise<MediaProbe>;
+
+/** What an engine's output must be: an mp4 with a picture and a sound track, or an audio file. */
+export type ExpectedMedia = 'mp4-video' | 'audio';
+
+function invalid(what: string, why: string): JobFailedError {
+  return new JobFailedError({ code: 'invalid_output', message: `the engine's ${what} is not usable: ${why}` });
+}
+
+/**
+ * Checks an engine's output before the job may complete: the file exists, is not empty and probes as
+ * the expected media. Throws a {@link JobFailedError} with code `invalid_output` otherwise.
+ */
+export async function verifyOutput(path: string, expected: ExpectedMedia, what: string, probe: ProbeFn, signal: AbortSignal): Promise<void> {
+  let size: number;
+  try {
+    const info = await stat(path);
+    if (!info.isFile()) throw invalid(what, 'it is not a file');
+    size = info.size;
+  } catch (error) {
+    if (fsErrorCode(error) === 'ENOENT') throw invalid(what, 'the engine finished without writing it');
+    throw error;
+  }
+  if (size === 0) throw invalid(what, 'the file is empty');
+  let media: MediaProbe;
+  try {
+    media = await probe(path, signal);
+  } catch (error) {
+    if (error instanceof MediaProbeError) throw invalid(what, error.message);
+    throw error;
+  }
+  if (expected === 'audio') {
+    if (!media.audio) throw invalid(what, 'it has no audio stream');
+    return;
+  }
+  if (media.container !== 'mp4') throw invalid(what, `it is not an mp4 file (found ${media.formatNames.join(',') || 'unknown'})`);
+  if (!media.video || media.video.attachedPic) throw invalid(what, 'it has no video stream');
+  if (!media.audio) throw invalid(what, 'it has no audio stream');
+}
