@@ -1,0 +1,68 @@
+import type { MediaBinaries } from './binaries.js';
+import { SAMPLE_CLOCK_FILTER, decodedDurationCap } from './duration-cap.js';
+import { spawnMedia, untrustedFileInput } from './process.js';
+
+/** Options of {@link measureAudioDuration}. */
+export interface MeasureDurationOptions {
+  /**
+   * Decode at most this many seconds of audio (ffmpeg stops there). The cost of a measurement is bounded by it, not
+   * by the size of the file; the answer is then at most `maxSec`.
+   */
+  maxSec?: number;
+  /** Kills ffmpeg; {@link measureAudioDuration} then rejects. Pair it with a deadline. */
+  signal?: AbortSignal;
+}
+
+/** What {@link measureAudioDuration} found. */
+export interface DecodedDuration {
+  /** Seconds of audio decoded from the first audio stream (samples ÷ sample rate), at most `maxSec`. */
+  durationSec: number;
+  /** True when decoding stopped at `maxSec`: the audio lasts at least that long, perhaps longer. */
+  reachedCap: boolean;
+}
+
+/** Keeps the tail of ffmpeg's `-progress` output: the last report is all that matters. */
+const PROGRESS_TAIL_CHARS = 4096;
+
+/**
+ * Measures how long the first audio stream of a local file really is by decoding it (never trusting a header),
+ * in one ffmpeg child process: decoded samples are timed by {@link SAMPLE_CLOCK_FILTER}, thrown away by the `null`
+ * muxer, and the output time of ffmpeg's final `-progress` report is the decoded duration. Nothing but a few lines
+ * of progress crosses the pipe, and no PCM is converted or copied.
+ *
+ * @throws {MediaProcessError} when ffmpeg cannot be started, fails on the file, or `signal` aborts it.
+ */
+export async function measureAudioDuration(
+  path: string,
+  binaries: MediaBinaries,
+  options: MeasureDurationOptions = {},
+): Promise<DecodedDuration> {
+  const cap = options.maxSec !== undefined && Number.isFinite(options.maxSec) ? Math.max(0, options.maxSec) : undefined;
+  const args = [
+    '-nostdin', '-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1',
+    ...untrustedFileInput(path),
+    '-map', '0:a:0', '-vn', '-sn', '-dn',
+    ...(cap === undefined ? ['-af', SAMPLE_CLOCK_FILTER] : decodedDurationCap(cap)),
+    '-f', 'null', '-',
+  ];
+  const proc = spawnMedia('ffmpeg', binaries.ffmpegPath, args, { signal: options.signal, redact: path });
+  let progress = '';
+  proc.child.stdout?.setEncoding('utf8');
+  proc.child.stdout?.on('data', (chunk: string) => {
+    progress = (progress + chunk).slice(-PROGRESS_TAIL_CHARS);
+  });
+  await proc.exited;
+  const durationSec = lastOutputTime(progress);
+  return { durationSec, reachedCap: cap !== undefined && durationSec >= cap - 1e-3 };
+}
+
+/**
+ * The output time of the last progress report, in seconds; 0 when there is none (nothing decoded). ffmpeg writes
+ * `out_time_us` (since 4.2) and `out_time_ms` (older; microseconds too, despite its name), or `N/A` before the first
+ * packet.
+ */
+function lastOutputTime(progress: string): number {
+  const matches = [...progress.matchAll(/^out_time_(?:us|ms)=(\d+)\s*$/gm)];
+  const micros = Number(matches.at(-1)?.[1] ?? '0');
+  return Number.isFinite(micros) ? micros / 1e6 : 0;
+}
