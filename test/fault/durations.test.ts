@@ -51,11 +51,12 @@ describe('the lying files (what the test relies on)', () => {
 
   it('they decode to 15 min (more than 400 s), 15 min, 30 min (more than 1000 s) and 0.3 s', async () => {
     const decoded = async (name: string, maxSec?: number) => measureAudioDuration(path(name), binaries, { maxSec });
-    assert.deepEqual(await decoded(LYING_FILES.mkv, 400), { durationSec: 400, reachedCap: true });
-    assert.ok(Math.abs((await decoded(LYING_FILES.mp4)).durationSec - 900) < 1);
-    assert.deepEqual(await decoded(LYING_FILES.m4a, 1000), { durationSec: 1000, reachedCap: true });
+    // Within one decoded frame: ffmpeg 6.1 and later report where the last packet starts.
+    assert.ok((await decoded(LYING_FILES.mkv, 400)) > 399.8);
+    assert.ok(Math.abs((await decoded(LYING_FILES.mp4)) - 900) < 1);
+    assert.ok((await decoded(LYING_FILES.m4a, 1000)) > 999.8);
     const mp3 = await decoded(LYING_FILES.mp3);
-    assert.ok(mp3.durationSec > 0.2 && mp3.durationSec < 0.4, `mp3 decodes to ${mp3.durationSec} s`);
+    assert.ok(mp3 > 0.2 && mp3 < 0.4, `mp3 decodes to ${mp3} s`);
   });
 });
 

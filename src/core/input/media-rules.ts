@@ -1,4 +1,4 @@
-import type { DecodedDuration, MediaProbe } from '../../inference/media/index.js';
+import type { MediaProbe } from '../../inference/media/index.js';
 import { InputError } from './errors.js';
 
 /** What an input must be. */
@@ -19,6 +19,18 @@ export interface MediaRules {
  * frame at 8 kHz is 0.128 s).
  */
 export const DURATION_TOLERANCE_SEC = 0.5;
+
+/**
+ * How much further than `maxDurationSec` + {@link DURATION_TOLERANCE_SEC} the check decodes: ffmpeg 6.1 and later
+ * report a decoded duration short by up to one frame, so a decode stopped exactly at the threshold could not tell
+ * "too long" from "just right". One second is more than any audio frame ffmpeg decodes at usual rates.
+ */
+const DECODE_MARGIN_SEC = 1;
+
+/** How many seconds of audio to decode to check `maxDurationSec` (none without a limit: decode it all). */
+export function decodeCapSec(rules: Pick<MediaRules, 'maxDurationSec'>): number | undefined {
+  return rules.maxDurationSec === undefined ? undefined : rules.maxDurationSec + DURATION_TOLERANCE_SEC + DECODE_MARGIN_SEC;
+}
 
 /** Codecs ffprobe reports for still images. */
 const IMAGE_CODECS = new Set(['png', 'apng', 'mjpeg', 'jpegls', 'jpeg2000', 'webp', 'bmp', 'gif', 'tiff']);
@@ -47,20 +59,22 @@ function checkAudio(probe: MediaProbe): void {
 }
 
 /**
- * Checks the duration the audio decoded to (measured with a cap of `maxDurationSec` +
- * {@link DURATION_TOLERANCE_SEC}) and returns the duration the job is to have: the decoded one, cut to the limit.
+ * Checks the duration the audio decoded to (measured with a cap of {@link decodeCapSec}) and returns the duration
+ * the job is to have: the decoded one, cut to the limit.
  *
- * @throws {InputError} `not_audio` when nothing decodes, `too_long` when the audio lasts longer than the limit.
+ * @throws {InputError} `not_audio` when nothing decodes, `too_long` when the audio lasts longer than the limit
+ *   (by more than {@link DURATION_TOLERANCE_SEC}).
  */
-export function checkDecodedDuration(decoded: DecodedDuration, rules: Pick<MediaRules, 'maxDurationSec'>): number {
-  if (!(decoded.durationSec > 0)) throw new InputError('not_audio', 'no audio could be decoded from the file');
+export function checkDecodedDuration(decodedSec: number, rules: Pick<MediaRules, 'maxDurationSec'>): number {
+  if (!(decodedSec > 0)) throw new InputError('not_audio', 'no audio could be decoded from the file');
   const limit = rules.maxDurationSec;
-  if (limit === undefined) return decoded.durationSec;
-  if (decoded.reachedCap || decoded.durationSec > limit + DURATION_TOLERANCE_SEC) {
-    const lasts = decoded.reachedCap ? `more than ${decoded.durationSec.toFixed(1)} s` : `${decoded.durationSec.toFixed(1)} s`;
+  if (limit === undefined) return decodedSec;
+  if (decodedSec > limit + DURATION_TOLERANCE_SEC) {
+    const cap = decodeCapSec(rules) ?? Infinity;
+    const lasts = decodedSec >= cap ? `more than ${decodedSec.toFixed(1)} s` : `${decodedSec.toFixed(1)} s`;
     throw new InputError('too_long', `the audio lasts ${lasts} when decoded; at most ${limit} s is accepted`);
   }
-  return Math.min(decoded.durationSec, limit);
+  return Math.min(decodedSec, limit);
 }
 
 function checkImage(probe: MediaProbe): void {

@@ -10,7 +10,7 @@ import {
   type MediaProbe,
 } from '../../inference/media/index.js';
 import { InputError } from './errors.js';
-import { DURATION_TOLERANCE_SEC, checkDecodedDuration, checkMedia, type MediaRules } from './media-rules.js';
+import { checkDecodedDuration, checkMedia, decodeCapSec, type MediaRules } from './media-rules.js';
 import { safeFetch } from './safe-fetch.js';
 import { parseUploadRef } from './upload-ref.js';
 
@@ -145,7 +145,7 @@ export class InputResolver {
   }
 
   /**
-   * Decodes the audio, at most `maxDurationSec` + {@link DURATION_TOLERANCE_SEC}, and checks what it decoded to.
+   * Decodes the audio, a little past `maxDurationSec` at most ({@link decodeCapSec}), and checks what it decoded to.
    *
    * @throws {InputError} `too_long`, `not_audio` (nothing decodes) or `timeout` (the decode passed its deadline).
    */
@@ -153,9 +153,9 @@ export class InputResolver {
     const timeoutMs = this.options.decodeTimeoutMs ?? 60_000;
     const deadline = AbortSignal.timeout(timeoutMs);
     const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
-    const maxSec = opts.maxDurationSec === undefined ? undefined : opts.maxDurationSec + DURATION_TOLERANCE_SEC;
     try {
-      return checkDecodedDuration(await measureAudioDuration(path, this.options.binaries, { maxSec, signal }), opts);
+      const decodedSec = await measureAudioDuration(path, this.options.binaries, { maxSec: decodeCapSec(opts), signal });
+      return checkDecodedDuration(decodedSec, opts);
     } catch (error) {
       if (error instanceof InputError) throw error;
       if (opts.signal?.aborted) throw opts.signal.reason;

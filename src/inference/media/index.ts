@@ -14,7 +14,7 @@ export { SAMPLE_CLOCK_FILTER, decodedDurationCap, decodedDurationTrim } from './
 export { MediaBinaryError, MediaProbeError, MediaProcessError } from './errors.js';
 export type { MediaTool } from './errors.js';
 export { measureAudioDuration } from './measure-duration.js';
-export type { DecodedDuration, MeasureDurationOptions } from './measure-duration.js';
+export type { MeasureDurationOptions } from './measure-duration.js';
 export { probeMedia } from './probe.js';
 export type { MediaProbe, ProbedAudio, ProbedVideo, ProbeOptions } from './probe.js';
 export { SAFE_DEMUXERS, spawnMedia, untrustedFileInput } from './process.js';

@@ -6,19 +6,12 @@ import { spawnMedia, untrustedFileInput } from './process.js';
 export interface MeasureDurationOptions {
   /**
    * Decode at most this many seconds of audio (ffmpeg stops there). The cost of a measurement is bounded by it, not
-   * by the size of the file; the answer is then at most `maxSec`.
+   * by the size of the file; the answer is then at most `maxSec`. To tell "longer than L" reliably, ask for a little
+   * more than L (see the precision note of {@link measureAudioDuration}).
    */
   maxSec?: number;
   /** Kills ffmpeg; {@link measureAudioDuration} then rejects. Pair it with a deadline. */
   signal?: AbortSignal;
-}
-
-/** What {@link measureAudioDuration} found. */
-export interface DecodedDuration {
-  /** Seconds of audio decoded from the first audio stream (samples ÷ sample rate), at most `maxSec`. */
-  durationSec: number;
-  /** True when decoding stopped at `maxSec`: the audio lasts at least that long, perhaps longer. */
-  reachedCap: boolean;
 }
 
 /** Keeps the tail of ffmpeg's `-progress` output: the last report is all that matters. */
@@ -27,8 +20,12 @@ const PROGRESS_TAIL_CHARS = 4096;
 /**
  * Measures how long the first audio stream of a local file really is by decoding it (never trusting a header),
  * in one ffmpeg child process: decoded samples are timed by {@link SAMPLE_CLOCK_FILTER}, thrown away by the `null`
- * muxer, and the output time of ffmpeg's final `-progress` report is the decoded duration. Nothing but a few lines
- * of progress crosses the pipe, and no PCM is converted or copied.
+ * muxer, and the output time of ffmpeg's final `-progress` report is the decoded duration in seconds (samples ÷
+ * sample rate), at most `maxSec`. Nothing but a few lines of progress crosses the pipe, and no PCM is converted or
+ * copied.
+ *
+ * Precision: exact with ffmpeg up to 6.0, which reports the end of the last packet; ffmpeg 6.1 and later report its
+ * start, so the answer can be short by one decoded frame (a few hundredths of a second for mp3, AAC or Opus).
  *
  * @throws {MediaProcessError} when ffmpeg cannot be started, fails on the file, or `signal` aborts it.
  */
@@ -36,7 +33,7 @@ export async function measureAudioDuration(
   path: string,
   binaries: MediaBinaries,
   options: MeasureDurationOptions = {},
-): Promise<DecodedDuration> {
+): Promise<number> {
   const cap = options.maxSec !== undefined && Number.isFinite(options.maxSec) ? Math.max(0, options.maxSec) : undefined;
   const args = [
     '-nostdin', '-hide_banner', '-loglevel', 'error', '-nostats', '-progress', 'pipe:1',
@@ -52,8 +49,8 @@ export async function measureAudioDuration(
     progress = (progress + chunk).slice(-PROGRESS_TAIL_CHARS);
   });
   await proc.exited;
-  const durationSec = lastOutputTime(progress);
-  return { durationSec, reachedCap: cap !== undefined && durationSec >= cap - 1e-3 };
+  const seconds = lastOutputTime(progress);
+  return cap === undefined ? seconds : Math.min(seconds, cap);
 }
 
 /**
