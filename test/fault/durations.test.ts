@@ -41,15 +41,16 @@ after(async () => {
 const path = (name: string) => join(dir, name);
 
 describe('the lying files (what the test relies on)', () => {
-  it('their headers claim 3 s, 3 s, 10 min and 20 s', async () => {
+  it('their headers claim 3 s, 3 s, 10 min, 20 s and 9 s', async () => {
     const claimed = async (name: string) => Number((await ffprobe(path(name))).format.duration);
     assert.ok(Math.abs((await claimed(LYING_FILES.mkv)) - 3) < 0.01);
     assert.ok(Math.abs((await claimed(LYING_FILES.mp4)) - 3) < 0.01);
     assert.ok(Math.abs((await claimed(LYING_FILES.m4a)) - 600) < 0.01);
     assert.ok((await claimed(LYING_FILES.mp3)) > 19);
+    assert.ok((await claimed(LYING_FILES.squashed)) < 10);
   });
 
-  it('they decode to 15 min (more than 400 s), 15 min, 30 min (more than 1000 s) and 0.3 s', async () => {
+  it('they decode to 15 min (more than 400 s), 15 min, 30 min (more than 1000 s), 0.3 s and 15 min', async () => {
     const decoded = async (name: string, maxSec?: number) => measureAudioDuration(path(name), binaries, { maxSec });
     // Within one decoded frame: ffmpeg 6.1 and later report where the last packet starts.
     assert.ok((await decoded(LYING_FILES.mkv, 400)) > 399.8);
@@ -57,20 +58,21 @@ describe('the lying files (what the test relies on)', () => {
     assert.ok((await decoded(LYING_FILES.m4a, 1000)) > 999.8);
     const mp3 = await decoded(LYING_FILES.mp3);
     assert.ok(mp3 > 0.2 && mp3 < 0.4, `mp3 decodes to ${mp3} s`);
+    assert.ok((await decoded(LYING_FILES.squashed, 400)) > 399.8, 'samples are counted, not timestamps');
   });
 });
 
 describe('media helpers cap what they read', () => {
-  it('decodeAudio stops at maxDurationSec of decoded samples', async () => {
-    const pcm = await buffer(decodeAudio(path(LYING_FILES.mkv), { sampleRate: 8000, channels: 1, maxDurationSec: 3 }, binaries));
+  it('decodeAudio stops at maxDurationSec of decoded samples, whatever the timestamps say', async () => {
+    const pcm = await buffer(decodeAudio(path(LYING_FILES.squashed), { sampleRate: 8000, channels: 1, maxDurationSec: 3 }, binaries));
     assert.equal(pcm.length, 3 * 8000 * 4, 'exactly 3 s of mono f32le at 8 kHz');
   });
 
-  it('the video encoder muxes at most audioMaxSec of sound', async () => {
+  it('the video encoder muxes at most audioMaxSec of sound, whatever the timestamps say', async () => {
     const out = path('capped.mp4');
     const frame = new Uint8Array(16 * 16 * 4).fill(128);
     const frames = Array.from({ length: 30 }, () => frame.slice());
-    await encodeVideo(frames, { width: 16, height: 16, fps: 10, outputPath: out, audioPath: path(LYING_FILES.mkv), audioMaxSec: 3 }, binaries);
+    await encodeVideo(frames, { width: 16, height: 16, fps: 10, outputPath: out, audioPath: path(LYING_FILES.squashed), audioMaxSec: 3 }, binaries);
     const probe = await ffprobe(out);
     const audio = probe.streams.find((s) => s.codec_type === 'audio') as { duration?: string } | undefined;
     assert.ok(audio, 'the video has sound');
@@ -89,7 +91,7 @@ for (const adapter of ADAPTERS) {
     });
     after(() => app.close());
 
-    for (const file of [LYING_FILES.mkv, LYING_FILES.mp4]) {
+    for (const file of [LYING_FILES.mkv, LYING_FILES.mp4, LYING_FILES.squashed]) {
       it(`refuses ${file} as avatar audio: 400 too_long, no job`, async () => {
         const jobs = async () => Number((await app.http.get('/v2/2davatar').set('key', KEYS.a)).body.total);
         const before = await jobs();

@@ -15,10 +15,9 @@ export const LYING_FILES = {
   m4a: 'aac-30min-says-10min.m4a',
   /** An mp3 whose Xing/Info frame counts 20 s of frames, cut after about 0.3 s of them. */
   mp3: 'mp3-0.3s-says-20s.mp3',
+  /** 15 minutes of Opus whose block timestamps (and header) span 9 s: time-based `-t` would stop after 15 minutes. */
+  squashed: 'opus-15min-timestamps-9s.mkv',
 } as const;
-
-/** Decoded durations of {@link LYING_FILES}, in seconds (what the headers say is in their names). */
-export const REAL_SECONDS = { mkv: 900, mp4: 900, m4a: 1800, mp3: 0.3 } as const;
 
 const SILENCE_8K = ['-f', 'lavfi', '-i', 'anullsrc=sample_rate=8000:channel_layout=mono'];
 
@@ -38,6 +37,7 @@ export async function makeLyingMedia(dir: string): Promise<void> {
   // 90 copies of 10 s of Opus, stream-copied (encoding 15 minutes of Opus takes ~20 s of CPU).
   await ffmpeg(['-stream_loop', '89', '-i', opus10s, '-c', 'copy', '-f', 'matroska', path(LYING_FILES.mkv)]);
   await rm(opus10s);
+  await ffmpeg(['-itsscale', '0.01', '-i', path(LYING_FILES.mkv), '-c', 'copy', '-f', 'matroska', path(LYING_FILES.squashed)]);
   await patch(path(LYING_FILES.mkv), (bytes) => patchMatroskaDuration(bytes, 3));
   await patch(path(LYING_FILES.mp4), (bytes) => patchMp4Duration(bytes, 3));
   await patch(path(LYING_FILES.m4a), (bytes) => patchMp4Duration(bytes, 600));
