@@ -79,6 +79,14 @@ describe('media helpers cap what they read', () => {
     assert.ok(Number(audio.duration) <= 3.1, `audio track of ${audio.duration} s`);
     assert.ok(Number(probe.format.duration) <= 3.2, `video of ${probe.format.duration} s`);
   });
+
+  it('the video encoder keeps audioMaxSec of sound when timestamps stretch it', async () => {
+    const out = path('stretched.mp4');
+    const frames = Array.from({ length: 30 }, () => new Uint8Array(16 * 16 * 4).fill(128));
+    await encodeVideo(frames, { width: 16, height: 16, fps: 10, outputPath: out, audioPath: path(LYING_FILES.stretched), audioMaxSec: 3 }, binaries);
+    const audio = (await ffprobe(out)).streams.find((s) => s.codec_type === 'audio') as { duration?: string } | undefined;
+    assert.ok(audio && Math.abs(Number(audio.duration) - 3) < 0.1, `audio track of ${audio?.duration} s`);
+  });
 });
 
 for (const adapter of ADAPTERS) {

@@ -81,15 +81,13 @@ export function videoEncoderArgs(options: VideoEncodeOptions): string[] {
     '-nostdin', '-hide_banner', '-loglevel', 'error',
     '-f', 'rawvideo', '-pix_fmt', 'rgba', '-video_size', `${width}x${height}`, '-framerate', String(fps), '-i', 'pipe:0',
   ];
-  const audioTrim = decodedDurationTrim(options.audioMaxSec);
-  if (options.audioPath) {
-    // `-t` on the input stops reading a well-formed file early; the trim filter holds even when timestamps lie.
-    if (audioTrim) args.push('-t', (options.audioMaxSec ?? 0).toFixed(6));
-    args.push(...untrustedFileInput(options.audioPath));
-  }
+  if (options.audioPath) args.push(...untrustedFileInput(options.audioPath));
   args.push('-map', '0:v:0');
   if (options.audioPath) args.push('-map', '1:a:0');
-  if (options.audioPath && audioTrim) args.push('-filter:a', audioTrim);
+  // A trim on the sample clock, not `-t` on the input: input timestamps can be squashed (more sound than they say)
+  // or stretched (less). ffmpeg stops reading the audio once the trim has ended.
+  const audioTrim = options.audioPath ? decodedDurationTrim(options.audioMaxSec) : undefined;
+  if (audioTrim) args.push('-filter:a', audioTrim);
   // yuv420p needs even dimensions: drop the odd last row/column.
   if (width % 2 || height % 2) args.push('-vf', 'crop=trunc(iw/2)*2:trunc(ih/2)*2:0:0');
   args.push('-c:v', 'libx264', '-preset', preset, '-crf', String(crf), '-pix_fmt', 'yuv420p');

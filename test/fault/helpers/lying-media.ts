@@ -17,6 +17,8 @@ export const LYING_FILES = {
   mp3: 'mp3-0.3s-says-20s.mp3',
   /** 15 minutes of Opus whose block timestamps (and header) span 9 s: time-based `-t` would stop after 15 minutes. */
   squashed: 'opus-15min-timestamps-9s.mkv',
+  /** 10 s of Opus whose block timestamps (and header) span 1000 s: time-based `-t 3` would keep 0.03 s of it. */
+  stretched: 'opus-10s-timestamps-1000s.mkv',
 } as const;
 
 const SILENCE_8K = ['-f', 'lavfi', '-i', 'anullsrc=sample_rate=8000:channel_layout=mono'];
@@ -36,6 +38,7 @@ export async function makeLyingMedia(dir: string): Promise<void> {
   ]);
   // 90 copies of 10 s of Opus, stream-copied (encoding 15 minutes of Opus takes ~20 s of CPU).
   await ffmpeg(['-stream_loop', '89', '-i', opus10s, '-c', 'copy', '-f', 'matroska', path(LYING_FILES.mkv)]);
+  await ffmpeg(['-itsscale', '100', '-i', opus10s, '-c', 'copy', '-f', 'matroska', path(LYING_FILES.stretched)]);
   await rm(opus10s);
   await ffmpeg(['-itsscale', '0.01', '-i', path(LYING_FILES.mkv), '-c', 'copy', '-f', 'matroska', path(LYING_FILES.squashed)]);
   await patch(path(LYING_FILES.mkv), (bytes) => patchMatroskaDuration(bytes, 3));
