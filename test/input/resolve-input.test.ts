@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { InputError } from '../../src/core/input/errors.js';
+import { silentLogger } from '../../src/core/logger.js';
 import { InputResolver, type ResolveOptions } from '../../src/core/input/resolve-input.js';
 import { startServer, type TestServer } from './helpers/http-server.js';
 import { TEST_BINARIES, makeMediaFixtures, type FixtureName, type MediaFixtures } from './helpers/media-fixtures.js';
@@ -74,6 +75,35 @@ describe('InputResolver: remote URLs', () => {
     await rejectsAndCleansUp(resolver.resolve(url('long.wav'), 'owner-a', AVATAR_AUDIO), 'too_long');
     const ok = await resolver.resolve(url('tone.wav'), 'owner-a', AVATAR_AUDIO);
     assert.ok(ok.probe.durationSec <= 10);
+  });
+
+  it('reports the duration the audio decodes to, and 0 for an image', async () => {
+    const tone = await resolver.resolve(url('tone.wav'), 'owner-a', AVATAR_AUDIO);
+    assert.ok(Math.abs(tone.durationSec - 1) < 0.01, `tone.wav decodes to ${tone.durationSec} s`);
+    assert.equal((await resolver.resolve(url('frame.png'), 'owner-a', IMAGE)).durationSec, 0);
+  });
+
+  it('accepts audio decoding a fraction of a second past the limit, cut to the limit', async () => {
+    const resolved = await resolver.resolve(url('long.wav'), 'owner-a', { ...AVATAR_AUDIO, maxDurationSec: 11.7 });
+    assert.equal(resolved.durationSec, 11.7);
+    await rejectsAndCleansUp(resolver.resolve(url('long.wav'), 'owner-a', { ...AVATAR_AUDIO, maxDurationSec: 11.4 }), 'too_long');
+  });
+
+  it('refuses with timeout when decoding outlasts its deadline', async () => {
+    const hasty = new InputResolver({ blobs, binaries: BINARIES, allowPrivateAddresses: true, decodeTimeoutMs: 1 });
+    await rejectsAndCleansUp(hasty.resolve(url('long.wav'), 'owner-a', AVATAR_AUDIO), 'timeout');
+  });
+
+  it('logs a refused download it cannot delete, and still answers with the refusal', async () => {
+    const warnings: { message: string; fields?: Record<string, unknown> }[] = [];
+    const logger = { ...silentLogger, warn: (message: string, fields?: Record<string, unknown>) => warnings.push({ message, fields }) };
+    const stuck = Object.assign(Object.create(blobs) as TrackingBlobStore, {
+      delete: () => Promise.reject(new Error('disk is read-only')),
+    });
+    const careful = new InputResolver({ blobs: stuck, binaries: BINARIES, allowPrivateAddresses: true, logger });
+    await assert.rejects(careful.resolve(url('long.wav'), 'owner-a', AVATAR_AUDIO), { code: 'too_long' });
+    assert.equal(warnings.length, 1);
+    assert.match(String(warnings[0]?.fields?.error), /read-only/);
   });
 
   it('refuses an image or a silent video as audio', async () => {

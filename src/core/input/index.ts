@@ -3,7 +3,7 @@
  * Errors are {@link ClientInputError}s carrying a stable `code` and the HTTP status to answer.
  */
 export { ForbiddenAddressError, guardedLookup, isForbiddenAddress } from './address-guard.js';
-export type { AddressPolicy } from './address-guard.js';
+export type { AddressPolicy, HostResolver } from './address-guard.js';
 export { ClientInputError, INPUT_ERROR_CODES, InputError, UPLOAD_ERROR_CODES, UploadError } from './errors.js';
 export type { InputErrorCode, UploadErrorCode } from './errors.js';
 export { checkMedia } from './media-rules.js';

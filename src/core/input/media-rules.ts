@@ -6,21 +6,44 @@ export interface MediaRules {
   kind: 'audio' | 'image';
   /** Accepted containers as decided by probing (`mp3`, `wav`, `mp4`, `mov`, `other`); any when absent. */
   allowedContainers?: readonly string[];
-  /** Longest accepted duration in seconds (audio). */
+  /**
+   * Longest accepted duration in seconds (audio), checked against what the audio decodes to (see
+   * {@link checkDecodedDuration}), never against what the file's header says.
+   */
   maxDurationSec?: number;
+}
+
+/**
+ * How far past `maxDurationSec` decoded audio may reach and still be accepted (then cut to the limit): decoders
+ * emit whole frames, so a recording of exactly the limit can decode a few hundredths of a second longer (an AAC
+ * frame at 8 kHz is 0.128 s).
+ */
+export const DURATION_TOLERANCE_SEC = 0.5;
+
+/**
+ * How much further than `maxDurationSec` + {@link DURATION_TOLERANCE_SEC} the check decodes: ffmpeg 6.1 and later
+ * report a decoded duration short by up to one frame, so a decode stopped exactly at the threshold could not tell
+ * "too long" from "just right". One second is more than any audio frame ffmpeg decodes at usual rates.
+ */
+const DECODE_MARGIN_SEC = 1;
+
+/** How many seconds of audio to decode to check `maxDurationSec` (none without a limit: decode it all). */
+export function decodeCapSec(rules: Pick<MediaRules, 'maxDurationSec'>): number | undefined {
+  return rules.maxDurationSec === undefined ? undefined : rules.maxDurationSec + DURATION_TOLERANCE_SEC + DECODE_MARGIN_SEC;
 }
 
 /** Codecs ffprobe reports for still images. */
 const IMAGE_CODECS = new Set(['png', 'apng', 'mjpeg', 'jpegls', 'jpeg2000', 'webp', 'bmp', 'gif', 'tiff']);
 
 /**
- * Checks a probed file against the rules.
+ * Checks a probed file against the rules, except its duration: a header can lie about that, so durations are
+ * checked once the audio has been decoded, by {@link checkDecodedDuration}.
  *
  * @throws {InputError} `not_audio` (no audio stream; a video with sound is fine), `not_image` (not exactly one
- *   video stream of an image codec, or sound), `unsupported_format` (container not allowed) or `too_long`.
+ *   video stream of an image codec, or sound) or `unsupported_format` (container not allowed).
  */
 export function checkMedia(probe: MediaProbe, rules: MediaRules): void {
-  if (rules.kind === 'audio') checkAudio(probe, rules);
+  if (rules.kind === 'audio') checkAudio(probe);
   else checkImage(probe);
   if (rules.allowedContainers && !rules.allowedContainers.includes(probe.container)) {
     const seen = probe.container === 'other' ? (probe.formatNames[0] ?? 'unknown') : probe.container;
@@ -31,15 +54,27 @@ export function checkMedia(probe: MediaProbe, rules: MediaRules): void {
   }
 }
 
-function checkAudio(probe: MediaProbe, rules: MediaRules): void {
+function checkAudio(probe: MediaProbe): void {
   if (!probe.audio) throw new InputError('not_audio', 'the file has no audio stream');
-  if (!(probe.durationSec > 0)) throw new InputError('not_audio', 'the duration of the audio could not be determined');
-  if (rules.maxDurationSec !== undefined && probe.durationSec > rules.maxDurationSec) {
-    throw new InputError(
-      'too_long',
-      `the audio lasts ${probe.durationSec.toFixed(1)} s; at most ${rules.maxDurationSec} s is accepted`,
-    );
+}
+
+/**
+ * Checks the duration the audio decoded to (measured with a cap of {@link decodeCapSec}) and returns the duration
+ * the job is to have: the decoded one, cut to the limit.
+ *
+ * @throws {InputError} `not_audio` when nothing decodes, `too_long` when the audio lasts longer than the limit
+ *   (by more than {@link DURATION_TOLERANCE_SEC}).
+ */
+export function checkDecodedDuration(decodedSec: number, rules: Pick<MediaRules, 'maxDurationSec'>): number {
+  if (!(decodedSec > 0)) throw new InputError('not_audio', 'no audio could be decoded from the file');
+  const limit = rules.maxDurationSec;
+  if (limit === undefined) return decodedSec;
+  if (decodedSec > limit + DURATION_TOLERANCE_SEC) {
+    const cap = decodeCapSec(rules) ?? Infinity;
+    const lasts = decodedSec >= cap ? `more than ${decodedSec.toFixed(1)} s` : `${decodedSec.toFixed(1)} s`;
+    throw new InputError('too_long', `the audio lasts ${lasts} when decoded; at most ${limit} s is accepted`);
   }
+  return Math.min(decodedSec, limit);
 }
 
 function checkImage(probe: MediaProbe): void {

@@ -3,7 +3,13 @@ import https from 'node:https';
 import { isIP } from 'node:net';
 import type { BlobRef } from '../job.js';
 import { BlobTooLargeError, type BlobMeta, type BlobStore } from '../../storage/blob-store.js';
-import { ForbiddenAddressError, guardedLookup, isForbiddenAddress, type AddressPolicy } from './address-guard.js';
+import {
+  ForbiddenAddressError,
+  guardedLookup,
+  isForbiddenAddress,
+  type AddressPolicy,
+  type HostResolver,
+} from './address-guard.js';
 import { InputError } from './errors.js';
 import { cleanMediaType } from './media-type.js';
 
@@ -24,6 +30,11 @@ export interface SafeFetchOptions {
    * Ignored when `allowPrivateAddresses` is true.
    */
   isForbidden?: AddressPolicy;
+  /**
+   * Resolves host names (default `dns.lookup`, the system resolver); every address it answers passes the address
+   * check before anything connects. Ignored when `allowPrivateAddresses` is true.
+   */
+  resolveHost?: HostResolver;
   /** Cancels the download; the promise then rejects with the signal's reason. */
   signal?: AbortSignal;
 }
@@ -48,7 +59,7 @@ export async function safeFetch(url: string, blobs: BlobStore, options: SafeFetc
   let target = parseHttpUrl(url);
   try {
     for (let redirects = 0; ; redirects++) {
-      const response = await get(target, signal, policy);
+      const response = await get(target, signal, policy, options.resolveHost);
       const status = response.statusCode ?? 0;
       if (REDIRECTS.has(status)) {
         response.resume();
@@ -84,7 +95,12 @@ function parseHttpUrl(value: string, base?: URL): URL {
 }
 
 /** One GET; `policy` undefined means every address is allowed. */
-function get(url: URL, signal: AbortSignal, policy: AddressPolicy | undefined): Promise<IncomingMessage> {
+function get(
+  url: URL,
+  signal: AbortSignal,
+  policy: AddressPolicy | undefined,
+  resolveHost: HostResolver | undefined,
+): Promise<IncomingMessage> {
   const host = url.hostname.replace(/^\[(.*)\]$/, '$1');
   // net.connect skips `lookup` for IP literals, so those are checked here.
   if (policy && isIP(host) !== 0 && policy(host)) return Promise.reject(new ForbiddenAddressError(host, host));
@@ -94,7 +110,7 @@ function get(url: URL, signal: AbortSignal, policy: AddressPolicy | undefined): 
       method: 'GET',
       signal,
       agent: false,
-      ...(policy ? { lookup: guardedLookup(policy) } : {}),
+      ...(policy ? { lookup: guardedLookup(policy, resolveHost) } : {}),
       headers: { 'accept-encoding': 'identity', 'user-agent': 'virtual-anchor' },
     });
     request.once('error', (error) => reject(error instanceof ForbiddenAddressError ? error : new NetworkFailure(error)));

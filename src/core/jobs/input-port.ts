@@ -9,14 +9,14 @@ export interface InputRequest {
   field: string;
   /** Containers accepted (decided by probing), e.g. `['mp3','wav','mp4','mov']`; any when absent. */
   allowedContainers?: string[];
-  /** Longest accepted duration in seconds. */
+  /** Longest accepted duration in seconds, of what the audio decodes to (a header's claim does not count). */
   maxDurationSec?: number;
 }
 
 /** A resolved input. */
 export interface ResolvedInput {
   blob: BlobRef;
-  /** Duration in seconds (0 for images). */
+  /** Duration in seconds the audio decoded to, at most `maxDurationSec` (0 for images). */
   durationSec: number;
   /** True when the service created the blob (a download); false for the caller's own upload. */
   scratch: boolean;

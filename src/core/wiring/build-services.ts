@@ -119,6 +119,7 @@ export async function buildServices(
     allowPrivateAddresses: options.allowPrivateUrls,
     fetchTimeoutMs: options.limits.downloadTimeoutMs,
     downloadRetentionMs: options.retention.resultsMs,
+    logger,
   });
   const jobs = new JobService(
     jobStore,

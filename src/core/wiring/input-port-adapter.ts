@@ -30,7 +30,7 @@ export class ResolverInputPort implements InputPort {
         allowedContainers: request.allowedContainers,
         maxDurationSec: request.maxDurationSec,
       });
-      return { blob: media.blob, durationSec: request.kind === 'audio' ? media.probe.durationSec : 0, scratch: media.scratch };
+      return { blob: media.blob, durationSec: media.durationSec, scratch: media.scratch };
     } catch (error) {
       throw toApiError(error, request.field);
     }

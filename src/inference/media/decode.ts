@@ -1,5 +1,6 @@
 import { PassThrough, type Readable } from 'node:stream';
 import type { MediaBinaries } from './binaries.js';
+import { decodedDurationCap } from './duration-cap.js';
 import { spawnMedia, untrustedFileInput } from './process.js';
 
 /** Layout of raw PCM: interleaved 32-bit little-endian floats. */
@@ -14,6 +15,12 @@ export interface PcmFormat {
 export interface DecodeOptions extends PcmFormat {
   /** Kills ffmpeg; the stream then errors. Destroying the stream kills ffmpeg too. */
   signal?: AbortSignal;
+  /**
+   * Decode at most this many seconds (counted in decoded samples, whatever the container's timestamps say): the
+   * stream then ends cleanly. Give the job's duration so that a file that lies about its length cannot make an
+   * engine read more than was accepted.
+   */
+  maxDurationSec?: number;
 }
 
 /**
@@ -26,6 +33,7 @@ export function decodeAudio(path: string, format: DecodeOptions, binaries: Media
     '-nostdin', '-hide_banner', '-loglevel', 'error',
     ...untrustedFileInput(path),
     '-map', '0:a:0', '-vn', '-sn', '-dn',
+    ...decodedDurationCap(format.maxDurationSec),
     '-ac', String(format.channels), '-ar', String(format.sampleRate),
     '-c:a', 'pcm_f32le', '-f', 'f32le', 'pipe:1',
   ];

@@ -3,6 +3,7 @@ import { availableParallelism } from 'node:os';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
 import { resolveMediaBinaries, type MediaBinaries, type ResolveMediaBinariesOptions } from './binaries.js';
+import { decodedDurationTrim } from './duration-cap.js';
 import { spawnMedia, untrustedFileInput, type MediaProcess } from './process.js';
 
 /** x264 presets, fastest first. */
@@ -48,6 +49,11 @@ export interface VideoEncodeOptions extends VideoEncoderSettings {
    * one frame of the audio.
    */
   audioPath?: string;
+  /**
+   * Mux at most this many seconds of `audioPath` (counted in decoded samples, whatever the file's timestamps say).
+   * Give the job's duration, so that the video cannot carry more sound than the input was accepted for.
+   */
+  audioMaxSec?: number;
   /** Kills ffmpeg; pending and later calls reject with the signal's reason. */
   signal?: AbortSignal;
   /**
@@ -78,6 +84,10 @@ export function videoEncoderArgs(options: VideoEncodeOptions): string[] {
   if (options.audioPath) args.push(...untrustedFileInput(options.audioPath));
   args.push('-map', '0:v:0');
   if (options.audioPath) args.push('-map', '1:a:0');
+  // A trim on the sample clock, not `-t` on the input: input timestamps can be squashed (more sound than they say)
+  // or stretched (less). ffmpeg stops reading the audio once the trim has ended.
+  const audioTrim = options.audioPath ? decodedDurationTrim(options.audioMaxSec) : undefined;
+  if (audioTrim) args.push('-filter:a', audioTrim);
   // yuv420p needs even dimensions: drop the odd last row/column.
   if (width % 2 || height % 2) args.push('-vf', 'crop=trunc(iw/2)*2:trunc(ih/2)*2:0:0');
   args.push('-c:v', 'libx264', '-preset', preset, '-crf', String(crf), '-pix_fmt', 'yuv420p');

@@ -26,7 +26,10 @@ export interface ProbedVideo {
 export interface MediaProbe {
   /** ffprobe's `format_name`, split on commas (`['mov', 'mp4', 'm4a', '3gp', '3g2', 'mj2']`). */
   formatNames: string[];
-  /** Duration in seconds; 0 when ffprobe reports none (still images). */
+  /**
+   * Duration in seconds as the file's header claims it (0 when it claims none, as for still images). A header can
+   * lie: limits are checked against the decoded duration (`measureAudioDuration`), never against this.
+   */
   durationSec: number;
   audio?: ProbedAudio;
   video?: ProbedVideo;
