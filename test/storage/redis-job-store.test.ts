@@ -6,6 +6,7 @@ import type { Job } from '../../src/core/job.js';
 import { RedisJobStore } from '../../src/storage/redis-job-store.js';
 import { at, makeJob, uids } from './job-fixtures.js';
 import { jobStoreContract } from './job-store-contract.js';
+import { redisKeysOf } from '../helpers/redis-server.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -19,16 +20,7 @@ async function dispose(store: RedisJobStore): Promise<void> {
   await store.close();
 }
 
-/** Keys under a namespace, read with a connection of our own. */
-async function keysOf(namespace: string): Promise<string[]> {
-  const client = createClient({ url: REDIS_URL });
-  await client.connect();
-  try {
-    return await client.keys(`${namespace}::*`);
-  } finally {
-    await client.close();
-  }
-}
+const keysOf = (namespace: string) => redisKeysOf(namespace, REDIS_URL);
 
 jobStoreContract('RedisJobStore', async (now, settings) => {
   const store = new RedisJobStore({ url: REDIS_URL, namespace: testNamespace(), now, ...settings });
