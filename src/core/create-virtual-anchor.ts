@@ -37,7 +37,7 @@ export interface VirtualAnchor {
   avatarsReady(): Promise<void>;
   /**
    * Stops background work, ends running jobs (as `error`, code `shutdown`) and closes storage it
-   * opened. Never rejects, and resolves within `shutdownTimeoutMs` whatever the store does
+   * opened. Idempotent; never rejects, and resolves within `shutdownTimeoutMs` whatever the store does
    * (a failure or the time limit is logged).
    */
   close(): Promise<void>;
@@ -65,6 +65,7 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     logger,
   );
   startup.start();
+  let closing: Promise<void> | undefined;
   const started = (): Services => {
     const services = startup.value;
     if (!services) throw new Error('virtual-anchor is not started');
@@ -122,11 +123,12 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     async avatarsReady() {
       await (await startup.get()).catalogue.start();
     },
-    async close() {
-      await closeWithin(resolved.shutdownTimeoutMs, logger, async () => {
+    close() {
+      closing ??= closeWithin(resolved.shutdownTimeoutMs, logger, async () => {
         const built = await startup.close();
         await built?.close();
       });
+      return closing;
     },
   };
 }

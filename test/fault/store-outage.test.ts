@@ -16,7 +16,7 @@ import { after, describe, it } from 'node:test';
 import express from 'express';
 import Koa from 'koa';
 import request from 'supertest';
-import { virtualAnchor, virtualAnchorKoa, type Logger, type VirtualAnchor } from '../../src/index.js';
+import { virtualAnchor, virtualAnchorKoa, type Logger, type VirtualAnchor, type VirtualAnchorOptions } from '../../src/index.js';
 import { ADAPTERS, type Adapter } from '../helpers/apps.js';
 import { FakeAvatarRenderer, FakeLipSyncEngine, FakeSeparationEngine } from '../helpers/engines.js';
 import { useHarness } from '../helpers/harness.js';
@@ -49,11 +49,12 @@ interface OutageApp {
   instance: VirtualAnchor;
   http: request.Agent;
   lines: LogLine[];
+  /** Closes the instance, then the server (idempotent). */
   close(): Promise<void>;
 }
 
 /** An Express or Koa host with a fresh instance on `redisUrl`; does NOT wait for `ready()` (Redis may be down). */
-async function startApp(adapter: Adapter, redisUrl: string): Promise<OutageApp> {
+async function startApp(adapter: Adapter, redisUrl: string, extra: Partial<VirtualAnchorOptions> = {}): Promise<OutageApp> {
   const dataDir = await mkdtemp(join(tmpdir(), `va-store-outage-${adapter}-`));
   const { logger, lines } = recordingLogger();
   const options = {
@@ -65,6 +66,7 @@ async function startApp(adapter: Adapter, redisUrl: string): Promise<OutageApp> 
     redis: redisUrl,
     redisNamespace: `test-${randomUUID()}`,
     backends: { avatarRenderer: new FakeAvatarRenderer(), lipSync: new FakeLipSyncEngine(), separation: new FakeSeparationEngine() },
+    ...extra,
   };
   let server: Server;
   let instance: VirtualAnchor;
@@ -78,15 +80,19 @@ async function startApp(adapter: Adapter, redisUrl: string): Promise<OutageApp> 
     server = createServer(new Koa().use(middleware).callback());
   }
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  let closing: Promise<void> | undefined;
   return {
     instance,
     http: request.agent(server),
     lines,
-    async close() {
-      await instance.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await rm(dataDir, { recursive: true, force: true });
+    close() {
+      closing ??= (async () => {
+        await instance.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await rm(dataDir, { recursive: true, force: true });
+      })();
+      return closing;
     },
   };
 }
@@ -189,6 +195,26 @@ for (const adapter of ADAPTERS) {
         await redis.start();
         await assertRecovers(app);
       } finally {
+        await app.close();
+        await redis.stop();
+      }
+    });
+
+    it('answers 503 within the command timeout while Redis hangs, and closes within a bound', { timeout: TEST_TIMEOUT_MS }, async () => {
+      const redis = await redisOnFreePort();
+      await redis.start();
+      const app = await startApp(adapter, redis.url, { redisTimeouts: { connectMs: 1_000, commandMs: 1_000 } });
+      try {
+        await app.instance.ready();
+        redis.pause();
+        await assertUnavailable(() => listJobs(app), 'GET list while Redis hangs');
+        await assertUnavailable(() => postJob(app), 'POST while Redis hangs');
+        const started = performance.now();
+        await app.close();
+        assert.ok(performance.now() - started < 8_000, `close took ${Math.round(performance.now() - started)} ms`);
+        assert.equal(count(app.lines, /unreachable/, 'error'), 1, JSON.stringify(app.lines));
+      } finally {
+        redis.resume();
         await app.close();
         await redis.stop();
       }

@@ -68,6 +68,16 @@ export class RedisServerProcess {
     });
   }
 
+  /** Freezes the server (SIGSTOP): connections stay open and nothing answers. */
+  pause(): void {
+    this.#child?.kill('SIGSTOP');
+  }
+
+  /** Lets a paused server go on (SIGCONT). */
+  resume(): void {
+    this.#child?.kill('SIGCONT');
+  }
+
   /** Kills the server (SIGKILL: a crash, not a clean shutdown) and waits until it is gone. */
   async stop(): Promise<void> {
     const child = this.#child;
