@@ -1,7 +1,14 @@
 import type { Server } from 'node:http';
 import type { VirtualAnchor } from '../src/index.js';
 
-/** Starts an example app, prints where it listens (and the development key), and closes cleanly on SIGINT/SIGTERM. */
+/** The process exits this long after SIGINT/SIGTERM at the latest, whatever is still running. */
+const EXIT_DEADLINE_MS = 15_000;
+
+/**
+ * Starts an example app, prints where it listens (and the development key), and shuts down on
+ * SIGINT/SIGTERM: stops accepting connections, closes the instance (bounded by its
+ * `shutdownTimeoutMs`) and exits; a second signal, or {@link EXIT_DEADLINE_MS}, exits at once.
+ */
 export function serve(
   framework: string,
   listen: (port: number, ready: () => void) => Server,
@@ -14,8 +21,21 @@ export function serve(
     if (devKey) console.log(`development API key (set VIRTUAL_ANCHOR_API_KEYS to choose your own): ${devKey}`);
     console.log(`demo page: http://localhost:${port}/  OpenAPI document: http://localhost:${port}/v1/openapi.json`);
   });
-  const shutdown = () => {
+  let stopping = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      console.error(`${signal} again: exiting now`);
+      process.exit(1);
+    }
+    stopping = true;
+    console.log(`${signal}: shutting down`);
+    setTimeout(() => {
+      console.error(`shutdown took longer than ${EXIT_DEADLINE_MS} ms: exiting now`);
+      process.exit(1);
+    }, EXIT_DEADLINE_MS).unref();
     server.close();
+    server.closeIdleConnections();
+    // close() never rejects and is bounded by shutdownTimeoutMs (it logs what it gave up on).
     void instance.close().then(() => process.exit(0));
   };
   process.on('SIGINT', shutdown);

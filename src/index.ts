@@ -39,6 +39,8 @@ export type { BlobStore, BlobMeta, BlobInfo } from './storage/blob-store.js';
 export { BlobExistsError, BlobTooLargeError, type LeftoverReport } from './storage/blob-store.js';
 export { MemoryJobStore, type MemoryJobStoreOptions } from './storage/memory-job-store.js';
 export { RedisJobStore, type RedisJobStoreOptions } from './storage/redis-job-store.js';
+export type { RedisTimeouts } from './storage/redis-connection.js';
+export { StoreUnavailableError, isStoreUnavailable } from './storage/store-unavailable-error.js';
 export { FsBlobStore } from './storage/fs-blob-store.js';
 
 export type {

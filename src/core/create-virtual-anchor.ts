@@ -13,6 +13,10 @@ import type { ApiDeps } from './api/deps.js';
 import { buildRoutes } from './api/routes.js';
 import { buildOpenApi } from './api/openapi.js';
 import { buildServices, type Services } from './wiring/build-services.js';
+import type { Route } from './http/router.js';
+import { Startup } from './startup.js';
+import type { JobStore } from '../storage/job-store.js';
+import { isStoreUnavailable } from '../storage/store-unavailable-error.js';
 
 /** A mounted instance of the service: what adapters wrap. Two instances never share state. */
 export interface VirtualAnchor {
@@ -22,17 +26,27 @@ export interface VirtualAnchor {
   readonly container: DependencyContainer;
   /** Handles a framework-neutral request; `undefined` when the path is not one of this middleware's. */
   handle(request: CoreRequest): Promise<CoreResponse | undefined>;
-  /** Resolves once storage is connected, the catalogue loaded and recovery started; rejects if start-up failed. */
+  /**
+   * Resolves once the services are built, recovery started and the job store answers a ping.
+   * Rejects when start-up failed or the store is unreachable; neither is permanent: the instance
+   * keeps retrying (start-up on the next request or call, the store in the background), and a later
+   * `ready()` resolves once it succeeded.
+   */
   ready(): Promise<void>;
   /** Resolves when every avatar's catalogue assets exist (they are generated in the background). */
   avatarsReady(): Promise<void>;
-  /** Stops background work, ends running jobs (as `error`, code `shutdown`) and closes storage it opened. */
+  /**
+   * Stops background work, ends running jobs (as `error`, code `shutdown`) and closes storage it
+   * opened. Idempotent; never rejects, and resolves within `shutdownTimeoutMs` whatever the store does
+   * (a failure or the time limit is logged).
+   */
   close(): Promise<void>;
 }
 
 /**
  * Builds one service instance: validates `options` (throws `OptionsError` at once), then starts
- * storage, catalogue and sweeper in the background. Requests wait for start-up; if it failed they get 503.
+ * storage, catalogue and sweeper in the background. Requests wait for start-up; if it failed they get 503
+ * and a later request tries again. While the job store is unreachable, routes that need it answer 503.
  */
 export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAnchor {
   const { resolved, raw } = resolveOptions(options);
@@ -41,26 +55,19 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
   container.register(TOKENS.Options, { useValue: resolved });
   container.register(TOKENS.Logger, { useValue: logger });
 
-  let services: Services | undefined;
-  let failure: unknown;
-  const starting = (async () => {
-    // Let the caller register its own backends on `container` before the defaults are built.
-    await Promise.resolve();
-    return buildServices(container, resolved, raw, resolve(resolved.dataDir), logger);
-  })().then(
-    (built) => {
-      services = built;
-      built.start();
-      return built;
+  const startup = new Startup<Services>(
+    async () => {
+      // Let the caller register its own backends on `container` before the defaults are built.
+      await Promise.resolve();
+      return buildServices(container, resolved, raw, resolve(resolved.dataDir), logger);
     },
-    (error: unknown) => {
-      failure = error;
-      logger.error('virtual-anchor failed to start', { error: String(error) });
-      throw error;
-    },
+    (built) => built.start(),
+    logger,
   );
-  starting.catch(() => undefined);
+  startup.start();
+  let closing: Promise<void> | undefined;
   const started = (): Services => {
+    const services = startup.value;
     if (!services) throw new Error('virtual-anchor is not started');
     return services;
   };
@@ -89,7 +96,7 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     openapi: () => (openapi ??= buildOpenApi(paging, '')),
   };
   const http = new HttpCore(
-    buildRoutes(deps),
+    buildRoutes(deps).map(answeringUnavailable),
     {
       basePath: resolved.basePath,
       publicUrl: resolved.publicUrl,
@@ -99,8 +106,8 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     },
     logger,
     async () => {
-      await starting.catch(() => {
-        throw new ApiError(503, 'unavailable', `the service failed to start: ${String((failure as Error)?.message ?? failure)}`);
+      await startup.get().catch((error: unknown) => {
+        throw new ApiError(503, 'unavailable', `the service failed to start: ${String((error as Error)?.message ?? error)}`, undefined, RETRY_AFTER);
       });
     },
   );
@@ -110,14 +117,56 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     container,
     handle: (request) => http.handle(request),
     async ready() {
-      await starting;
+      await startup.get();
+      await container.resolve<JobStore>(TOKENS.JobStore).ping?.();
     },
     async avatarsReady() {
-      await (await starting).catalogue.start();
+      await (await startup.get()).catalogue.start();
     },
-    async close() {
-      const built = services ?? (await starting.catch(() => undefined));
-      await built?.close();
+    close() {
+      closing ??= closeWithin(resolved.shutdownTimeoutMs, logger, async () => {
+        const built = await startup.close();
+        await built?.close();
+      });
+      return closing;
     },
   };
+}
+
+/** Asks clients to retry a 503 after this many seconds. */
+const RETRY_AFTER = { 'retry-after': '1' };
+
+/**
+ * A route whose store failures become 503 `unavailable`: the store could not be reached in time
+ * and nothing of the request was queued (the store has logged the outage once).
+ */
+function answeringUnavailable(route: Route): Route {
+  return {
+    ...route,
+    handle: (context) =>
+      route.handle(context).catch((error: unknown) => {
+        if (!isStoreUnavailable(error)) throw error;
+        throw new ApiError(503, 'unavailable', 'the job store is unreachable; retry later', undefined, RETRY_AFTER);
+      }),
+  };
+}
+
+/** Runs `close`, resolving after `limitMs` at the latest; a failure or the time limit is logged. Never rejects. */
+async function closeWithin(limitMs: number, logger: Logger, close: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const outcome = await Promise.race([
+    close().then(
+      () => 'closed' as const,
+      (error: unknown) => {
+        logger.error('virtual-anchor did not close cleanly', { error: String((error as Error)?.stack ?? error) });
+        return 'failed' as const;
+      },
+    ),
+    new Promise<'late'>((done) => {
+      timer = setTimeout(() => done('late'), limitMs);
+      timer.unref();
+    }),
+  ]);
+  clearTimeout(timer);
+  if (outcome === 'late') logger.error('virtual-anchor did not finish closing in time; giving up waiting', { shutdownTimeoutMs: limitMs });
 }

@@ -24,6 +24,21 @@ export interface VirtualAnchorOptions {
   redis?: string;
   /** Key prefix for Redis records. Default `virtual-anchor`. */
   redisNamespace?: string;
+  /**
+   * How long the Redis job store waits for Redis. While Redis is unreachable, routes that need job
+   * records answer 503 `unavailable` at once (nothing is queued) and the store reconnects in the background.
+   */
+  redisTimeouts?: {
+    /** Longest wait for a connection to Redis. Default 2 000 ms. */
+    connectMs?: number;
+    /** Longest wait for the answer to one store operation. Default 2 000 ms. */
+    commandMs?: number;
+  };
+  /**
+   * Longest time `close()` of an instance takes, whatever the store or the engines do: past it,
+   * close logs what it was still waiting for and resolves. Default 10 000 ms.
+   */
+  shutdownTimeoutMs?: number;
   /** Lets `audioUrl`/`audioUri`/`backgroundUrl` point at loopback and private addresses. Default false (SSRF guard). */
   allowPrivateUrls?: boolean;
   /** Secret for signing file links. Default: a random secret created once in `dataDir`. */
@@ -88,6 +103,11 @@ export interface VirtualAnchorOptions {
      * The heartbeat is written every `staleJobMs / 8` (at most every 15 s); it also notices a job ended elsewhere.
      */
     staleJobMs?: number;
+    /**
+     * A job record is deleted this long after the job reached a final state (`completed`/`error`):
+     * GET then answers 404 and lists no longer count it. Default 7 days.
+     */
+    recordsMs?: number;
   };
   /** Delay after which a job created with `dangerousFlag: true` is moved to `error`. Default 10 000 ms (SPEC §3). */
   dangerousFlagDelayMs?: number;
@@ -131,6 +151,11 @@ export const optionsSchema = z
     publicUrl: z.url({ protocol: /^https?$/ }).optional(),
     redis: z.string().regex(/^rediss?:\/\//, 'redis must be a redis:// or rediss:// URL').optional(),
     redisNamespace: z.string().min(1).default('virtual-anchor'),
+    redisTimeouts: z
+      .object({ connectMs: posMs.default(2_000), commandMs: posMs.default(2_000) })
+      .strict()
+      .prefault({}),
+    shutdownTimeoutMs: posMs.default(10_000),
     allowPrivateUrls: z.boolean().default(false),
     signingSecret: z.string().min(16, 'signingSecret must be at least 16 characters').optional(),
     ffmpegPath: z.string().min(1).optional(),
@@ -168,6 +193,7 @@ export const optionsSchema = z
         linkTtlMs: posMs.default(HOUR),
         sweepIntervalMs: posMs.default(60_000),
         staleJobMs: posMs.default(120_000),
+        recordsMs: posMs.default(7 * 24 * HOUR),
       })
       .strict()
       .prefault({}),
@@ -200,8 +226,12 @@ export const optionsSchema = z
 /** Options after validation and defaults; what the core works with. */
 export interface ResolvedOptions
   extends Required<
-    Pick<VirtualAnchorOptions, 'basePath' | 'dataDir' | 'redisNamespace' | 'allowPrivateUrls' | 'dangerousFlagDelayMs'>
+    Pick<
+      VirtualAnchorOptions,
+      'basePath' | 'dataDir' | 'redisNamespace' | 'allowPrivateUrls' | 'dangerousFlagDelayMs' | 'shutdownTimeoutMs'
+    >
   > {
+  redisTimeouts: Required<NonNullable<VirtualAnchorOptions['redisTimeouts']>>;
   authenticate: AuthenticateFn;
   publicUrl?: string;
   redis?: string;

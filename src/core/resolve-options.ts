@@ -17,6 +17,8 @@ export function resolveOptions(input: VirtualAnchorOptions): { resolved: Resolve
     basePath: o.basePath,
     dataDir: o.dataDir,
     redisNamespace: o.redisNamespace,
+    redisTimeouts: o.redisTimeouts,
+    shutdownTimeoutMs: o.shutdownTimeoutMs,
     allowPrivateUrls: o.allowPrivateUrls,
     dangerousFlagDelayMs: o.dangerousFlagDelayMs,
     authenticate,

@@ -5,6 +5,9 @@ import type { Job, JobPatch, JobStatus, ListQuery } from '../core/job.js';
  * order listings and compute pages identically.
  */
 
+/** How long a job record is kept after it reached a final state, by default: 7 days. */
+export const DEFAULT_RECORD_RETENTION_MS = 7 * 24 * 3_600_000;
+
 /** Sort key of a job in the listing indexes: `createdAt` in epoch milliseconds. */
 export function createdAtMs(job: Job): number {
   const ms = Date.parse(job.createdAt);

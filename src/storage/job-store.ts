@@ -1,3 +1,4 @@
+import type { StoreUnavailableError } from './store-unavailable-error.js';
 import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../core/job.js';
 
 /**
@@ -6,6 +7,9 @@ import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '.
  * Implementations must be safe when several processes share one backend:
  * `create` never loses a record from the index, and `transition` is a compare-and-set
  * on `status`, so a late worker can never overwrite a final state.
+ *
+ * When the backend cannot be reached in time, methods reject with an error named
+ * `StoreUnavailableError` (see {@link StoreUnavailableError}); nothing of that call runs later.
  */
 export interface JobStore {
   /** Stores a new job (its status is `pending`) and indexes it. */
@@ -25,6 +29,17 @@ export interface JobStore {
   list(query: ListQuery): Promise<ListResult<Job>>;
   /** Uids of all jobs (every owner) of a status, for recovery and retention sweeps. */
   uidsByStatus(status: JobStatus, kind?: JobKind): Promise<string[]>;
+  /**
+   * Checks that the backend answers (optional: a store without it is taken as always reachable).
+   * Rejects with a `StoreUnavailableError` when it does not.
+   */
+  ping?(): Promise<void>;
+  /**
+   * Deletes the records whose retention after their final state (`completed`/`error`) has passed,
+   * with every index entry of theirs; returns how many (optional: a store without it keeps records).
+   * Listings and totals never show such a record, even before this ran.
+   */
+  deleteExpired?(): Promise<number>;
   /** Releases connections. */
   close(): Promise<void>;
 }

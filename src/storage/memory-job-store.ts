@@ -1,13 +1,16 @@
 import { Keyv } from 'keyv';
 import type { Job, JobKind, JobStatus, ListQuery, ListResult } from '../core/job.js';
 import { CasJobStore } from './cas-job-store.js';
-import { createdAtMs, pageWindow } from './job-record.js';
+import { isFinal } from '../core/state-machine.js';
+import { DEFAULT_RECORD_RETENTION_MS, createdAtMs, pageWindow } from './job-record.js';
 import { KeyedMutex } from './keyed-mutex.js';
 
 /** Options of {@link MemoryJobStore}. */
 export interface MemoryJobStoreOptions {
-  /** Clock used for `updatedAt` on transitions; defaults to the system clock. */
+  /** Clock used for `updatedAt` on transitions and for record expiry; defaults to the system clock. */
   now?: () => Date;
+  /** A record is deleted this long after its job reached a final state. Default 7 days. */
+  recordRetentionMs?: number;
 }
 
 /** What the in-process index knows about one job. `status` is updated in place on transitions. */
@@ -29,6 +32,8 @@ function newestFirst(a: IndexEntry, b: IndexEntry): number {
  * callers never share objects with the store), indexes in plain maps. Writes to one job are
  * serialised per uid, which makes `transition` and `patch` a compare-and-set.
  * Nothing survives a restart; use {@link RedisJobStore} for that or for several processes.
+ * Final records expire `recordRetentionMs` after they became final: {@link MemoryJobStore.deleteExpired}
+ * (the sweeper, and every listing) deletes them.
  */
 export class MemoryJobStore extends CasJobStore {
   readonly #records = new Keyv<Job>();
@@ -38,9 +43,18 @@ export class MemoryJobStore extends CasJobStore {
   /** `kind owner` → entries, kept sorted by {@link newestFirst}. */
   readonly #lists = new Map<string, IndexEntry[]>();
   readonly #byStatus = new Map<JobStatus, Set<string>>();
+  /** uid → expiry in epoch ms, for final jobs. */
+  readonly #expiry = new Map<string, number>();
+  /** The earliest value in {@link MemoryJobStore.#expiry} (a lower bound), so a listing skips the scan. */
+  #nextExpiryMs = Number.POSITIVE_INFINITY;
+  readonly #clock: () => Date;
+  readonly #retentionMs: number;
 
   constructor(options: MemoryJobStoreOptions = {}) {
     super(options.now);
+    this.#clock = options.now ?? (() => new Date());
+    this.#retentionMs = options.recordRetentionMs ?? DEFAULT_RECORD_RETENTION_MS;
+    if (!(this.#retentionMs > 0)) throw new RangeError('recordRetentionMs must be positive');
   }
 
   /** {@inheritDoc JobStore.create} Rejects when a job with the same uid exists. */
@@ -64,6 +78,7 @@ export class MemoryJobStore extends CasJobStore {
   /** {@inheritDoc JobStore.list} Pages are 1-based. */
   override async list(query: ListQuery): Promise<ListResult<Job>> {
     const { offset, count } = pageWindow(query);
+    await this.deleteExpired();
     const all = this.#lists.get(listKey(query.kind, query.owner)) ?? [];
     const matching = query.status === undefined ? all : all.filter((entry) => entry.status === query.status);
     const uids = matching.slice(offset, offset + count).map((entry) => entry.uid);
@@ -79,6 +94,17 @@ export class MemoryJobStore extends CasJobStore {
       if (entry && (kind === undefined || entry.kind === kind)) entries.push(entry);
     }
     return entries.sort((a, b) => newestFirst(b, a)).map((entry) => entry.uid);
+  }
+
+  /** {@inheritDoc JobStore.deleteExpired} Expiry is judged by this store's clock. */
+  async deleteExpired(): Promise<number> {
+    const now = this.#clock().getTime();
+    if (now < this.#nextExpiryMs) return 0;
+    const expired = [...this.#expiry].filter(([, at]) => at <= now).map(([uid]) => uid);
+    for (const uid of expired) await this.#mutex.run(uid, () => this.#delete(uid));
+    this.#nextExpiryMs = Number.POSITIVE_INFINITY;
+    for (const at of this.#expiry.values()) if (at < this.#nextExpiryMs) this.#nextExpiryMs = at;
+    return expired.length;
   }
 
   /** {@inheritDoc JobStore.close} */
@@ -104,8 +130,27 @@ export class MemoryJobStore extends CasJobStore {
         this.#statusSet(next.status).add(uid);
         entry.status = next.status;
       }
+      if (isFinal(next.status) && !this.#expiry.has(uid)) {
+        const at = this.#clock().getTime() + this.#retentionMs;
+        this.#expiry.set(uid, at);
+        this.#nextExpiryMs = Math.min(this.#nextExpiryMs, at);
+      }
       return next;
     });
+  }
+
+  /** Removes a record and every index entry of it (under the uid's lock). */
+  async #delete(uid: string): Promise<void> {
+    this.#expiry.delete(uid);
+    const entry = this.#entries.get(uid);
+    await this.#records.delete(uid);
+    if (!entry) return;
+    this.#entries.delete(uid);
+    this.#statusSet(entry.status).delete(uid);
+    const list = this.#lists.get(listKey(entry.kind, entry.owner));
+    const at = list?.indexOf(entry) ?? -1;
+    if (list && at >= 0) list.splice(at, 1);
+    if (list?.length === 0) this.#lists.delete(listKey(entry.kind, entry.owner));
   }
 
   #listOf(kind: JobKind, owner: string): IndexEntry[] {

@@ -7,6 +7,8 @@
  *   list:<kind>:<status>:<owner>    zset    the same, one status
  *   status:<status>:*               zset    uids of all jobs of a status, every owner and kind
  *   status:<status>:<kind>          zset    the same, one kind
+ *   expiry                          zset    final jobs, scored by when their record expires;
+ *                                           members are JSON `[kind, owner, uid]`
  *
  * Sorted sets are scored by `createdAt` in epoch ms (exact in a double); equal scores order by
  * uid. `*` is never a kind or a status, and the owner comes last, so no two keys collide
@@ -18,15 +20,25 @@
  * a newer state. The script declares every key it touches, but those keys live in different
  * hash slots: this store targets a single Redis (or Sentinel), not Redis Cluster.
  *
- * Records are read through the @keyv/redis adapter (raw strings under its prefix) and written
- * by the script; Keyv's own value envelope is not used, so a `Keyv` wrapped around the same
- * adapter would not read these records.
+ * When a job reaches a final state the script also puts it in `expiry` and gives its record key a
+ * TTL a little longer than the retention (a safety net); {@link RedisJobStore.deleteExpired} (run by
+ * the sweeper, and before every listing) deletes expired records with all their index entries in
+ * one {@link EXPIRE_SCRIPT}, so listings and totals never show them.
+ *
+ * Keys use the layout of @keyv/redis (`<namespace>::<key>`, raw strings); Keyv's own value
+ * envelope is not used, so a `Keyv` on the same namespace would not read these records.
+ *
+ * Connection failures never hang a caller: see {@link RedisConnection} (timeouts, no offline
+ * queue, background reconnection, {@link StoreUnavailableError}).
  */
-import KeyvRedis, { createClient } from '@keyv/redis';
-import type { Job, JobKind, JobStatus, ListQuery, ListResult } from '../core/job.js';
+import { JOB_STATUSES, type Job, type JobKind, type JobStatus, type ListQuery, type ListResult } from '../core/job.js';
+import { isFinal } from '../core/state-machine.js';
+import { silentLogger, type Logger } from '../core/logger.js';
 import { CasJobStore } from './cas-job-store.js';
-import { createdAtMs, pageWindow } from './job-record.js';
+import { DEFAULT_RECORD_RETENTION_MS, createdAtMs, pageWindow } from './job-record.js';
 import { CAS_SCRIPT } from './redis-cas-script.js';
+import { EXPIRE_SCRIPT } from './redis-expiry-script.js';
+import { DEFAULT_REDIS_TIMEOUTS, RedisConnection, type RedisTimeouts } from './redis-connection.js';
 
 /** Options of {@link RedisJobStore}. */
 export interface RedisJobStoreOptions {
@@ -34,31 +46,45 @@ export interface RedisJobStoreOptions {
   url?: string;
   /** Prefix of every key (followed by `::`). Default `virtual-anchor`. Must not be empty. */
   namespace?: string;
-  /** Clock used for `updatedAt` on transitions; defaults to the system clock. */
+  /** Clock used for `updatedAt` on transitions and for record expiry; defaults to the system clock. */
   now?: () => Date;
+  /** Connect and command timeouts. Default 2 000 ms each. */
+  timeouts?: Partial<RedisTimeouts>;
+  /** A record is deleted this long after its job reached a final state. Default 7 days. */
+  recordRetentionMs?: number;
+  /** Where the store says that Redis became unreachable and reachable again. Default: silent. */
+  logger?: Logger;
 }
-
-type RedisClient = ReturnType<typeof createClient>;
 
 /** A CAS loses only when another writer won, so this many losses in a row means a runaway writer. */
 const MAX_CAS_ATTEMPTS = 100;
 
+/** Records deleted per {@link EXPIRE_SCRIPT} call (bounds the time Redis is blocked). */
+const EXPIRE_BATCH = 500;
+
+/** The record key outlives the expiry by this much, so the sweeper deletes it with its index entries first. */
+const TTL_GRACE_MS = 3_600_000;
+
 /**
  * A {@link JobStore} on Redis, safe for several processes sharing one server.
- * Connects lazily on first use; {@link RedisJobStore.close} disconnects.
+ * Connects on first use; {@link RedisJobStore.close} disconnects.
  */
 export class RedisJobStore extends CasJobStore {
   /** The namespace every key of this store starts with. */
   readonly namespace: string;
-  readonly #client: RedisClient;
-  readonly #adapter: KeyvRedis<string>;
+  readonly #redis: RedisConnection;
+  readonly #clock: () => Date;
+  readonly #retentionMs: number;
 
   constructor(options: RedisJobStoreOptions = {}) {
     super(options.now);
     this.namespace = options.namespace ?? 'virtual-anchor';
     if (this.namespace === '') throw new RangeError('namespace must not be empty');
-    this.#client = createClient({ url: options.url ?? 'redis://127.0.0.1:6379' });
-    this.#adapter = new KeyvRedis<string>(this.#client, { namespace: this.namespace, throwOnErrors: true });
+    this.#clock = options.now ?? (() => new Date());
+    this.#retentionMs = options.recordRetentionMs ?? DEFAULT_RECORD_RETENTION_MS;
+    if (!(this.#retentionMs > 0)) throw new RangeError('recordRetentionMs must be positive');
+    const timeouts = { ...DEFAULT_REDIS_TIMEOUTS, ...options.timeouts };
+    this.#redis = new RedisConnection(options.url ?? 'redis://127.0.0.1:6379', timeouts, options.logger ?? silentLogger);
   }
 
   /** {@inheritDoc JobStore.create} Rejects when a job with the same uid exists. */
@@ -68,42 +94,61 @@ export class RedisJobStore extends CasJobStore {
   }
 
   /**
-   * {@inheritDoc JobStore.list} Pages are 1-based. `total` and the page's uids come from one
-   * MULTI, so they agree; records are read just after and may already show a newer status.
+   * {@inheritDoc JobStore.list} Pages are 1-based. Expired records are deleted first; `total` and
+   * the page's uids come from one MULTI, so they agree; records are read just after and may
+   * already show a newer status.
    */
   override async list(query: ListQuery): Promise<ListResult<Job>> {
     const { offset, count } = pageWindow(query);
     const key = this.#key(`list:${query.kind}:${query.status ?? '*'}:${query.owner}`);
-    const client = await this.#connected();
-    const [total, uids] = await client
-      .multi()
-      .zCard(key)
-      .zRange(key, offset, offset + count - 1, { REV: true })
-      .execTyped();
+    await this.deleteExpired();
+    const [total, uids] = await this.#redis.run('a listing', (client) =>
+      client.multi().zCard(key).zRange(key, offset, offset + count - 1, { REV: true }).execTyped(),
+    );
     if (uids.length === 0) return { total, items: [] };
-    const raws = await this.#adapter.getMany<string>(uids.map((uid) => `job:${uid}`));
-    const items = raws.filter((raw): raw is string => raw !== undefined).map((raw) => JSON.parse(raw) as Job);
+    const raws = await this.#redis.run('a read', (client) => client.mGet(uids.map((uid) => this.#key(`job:${uid}`))));
+    const items = raws.filter((raw): raw is string => raw !== null).map((raw) => JSON.parse(raw) as Job);
     return { total, items };
   }
 
   /** {@inheritDoc JobStore.uidsByStatus} Oldest first. */
   override async uidsByStatus(status: JobStatus, kind?: JobKind): Promise<string[]> {
-    const client = await this.#connected();
-    return client.zRange(this.#key(`status:${status}:${kind ?? '*'}`), 0, -1);
+    return this.#redis.run('an index read', (client) => client.zRange(this.#key(`status:${status}:${kind ?? '*'}`), 0, -1));
   }
 
-  /** {@inheritDoc JobStore.close} */
+  /** {@inheritDoc JobStore.ping} */
+  async ping(): Promise<void> {
+    await this.#redis.run('PING', (client) => client.ping());
+  }
+
+  /** {@inheritDoc JobStore.deleteExpired} Expiry is judged by this store's clock. */
+  async deleteExpired(): Promise<number> {
+    const now = String(this.#clock().getTime());
+    const args = [now, this.#key(''), String(EXPIRE_BATCH), ...JOB_STATUSES];
+    let deleted = 0;
+    for (;;) {
+      const batch = Number(
+        await this.#redis.run('the expiry of records', (client) => client.eval(EXPIRE_SCRIPT, { keys: [this.#key('expiry')], arguments: args })),
+      );
+      deleted += batch;
+      if (batch < EXPIRE_BATCH) return deleted;
+    }
+  }
+
+  /** {@inheritDoc JobStore.close} Bounded: a connection that does not close in time is dropped. */
   override async close(): Promise<void> {
-    await this.#adapter.disconnect();
+    await this.#redis.close();
   }
 
   /** Deletes every key of this store's namespace (tests, resets). */
   async clear(): Promise<void> {
-    const client = await this.#connected();
     const match = `${this.namespace.replace(/[*?[\]\\]/g, '\\$&')}::*`;
-    for await (const keys of client.scanIterator({ MATCH: match, COUNT: 500 })) {
-      if (keys.length > 0) await client.unlink(keys);
-    }
+    const keys = await this.#redis.run('a key scan', async (client) => {
+      const found: string[] = [];
+      for await (const batch of client.scanIterator({ MATCH: match, COUNT: 500 })) found.push(...batch);
+      return found;
+    });
+    if (keys.length > 0) await this.#redis.run('a key deletion', (client) => client.unlink(keys));
   }
 
   /** Reads the record. */
@@ -126,17 +171,28 @@ export class RedisJobStore extends CasJobStore {
   }
 
   async #cas(job: Job, expected: string, next: Job, leave: string[], join: string[]): Promise<boolean> {
-    const client = await this.#connected();
-    const written = await client.eval(CAS_SCRIPT, {
-      keys: [this.#key(`job:${job.uid}`), ...leave, ...join],
-      arguments: [expected, JSON.stringify(next), String(leave.length), String(createdAtMs(job)), job.uid],
-    });
+    const expiresAt = isFinal(next.status) ? String(this.#clock().getTime() + this.#retentionMs) : '';
+    const written = await this.#redis.run('a job write', (client) =>
+      client.eval(CAS_SCRIPT, {
+        keys: [this.#key(`job:${job.uid}`), this.#key('expiry'), ...leave, ...join],
+        arguments: [
+          expected,
+          JSON.stringify(next),
+          String(leave.length),
+          String(createdAtMs(job)),
+          job.uid,
+          expiresAt,
+          String(this.#retentionMs + TTL_GRACE_MS),
+          JSON.stringify([job.kind, job.owner, job.uid]),
+        ],
+      }),
+    );
     return written === 1;
   }
 
   async #readRaw(uid: string): Promise<{ raw: string; job: Job } | undefined> {
-    const raw = await this.#adapter.get<string>(`job:${uid}`);
-    return raw === undefined ? undefined : { raw, job: JSON.parse(raw) as Job };
+    const raw = await this.#redis.run('a read', (client) => client.get(this.#key(`job:${uid}`)));
+    return raw === null ? undefined : { raw, job: JSON.parse(raw) as Job };
   }
 
   /** The per-status indexes a job sits in while it has `status`. */
@@ -149,11 +205,6 @@ export class RedisJobStore extends CasJobStore {
   }
 
   #key(suffix: string): string {
-    return this.#adapter.createKeyPrefix(suffix, this.namespace);
-  }
-
-  async #connected(): Promise<RedisClient> {
-    await this.#adapter.getClient();
-    return this.#client;
+    return `${this.namespace}::${suffix}`;
   }
 }

@@ -5,24 +5,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { createClient } from '@keyv/redis';
 import { RedisJobStore, TOKENS } from '../../src/index.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { useHarness } from '../helpers/harness.js';
+import { SHARED_REDIS_URL as REDIS_URL, redisKeysOf as keysOf } from '../helpers/redis-server.js';
 import { jobListContract } from './job-lists.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const h = useHarness();
-
-/** Keys of a namespace, read with a connection of our own. */
-async function keysOf(namespace: string): Promise<string[]> {
-  const client = await createClient({ url: REDIS_URL }).connect();
-  try {
-    return await client.keys(`${namespace}::*`);
-  } finally {
-    await client.close();
-  }
-}
 
 for (const adapter of ADAPTERS) {
   describe(`job lists in Redis over ${adapter}`, { timeout: SUITE_TIMEOUT_MS }, () => {

@@ -10,8 +10,14 @@ export interface StoreHandle {
   dispose(): Promise<void>;
 }
 
-/** Makes a fresh, empty store whose transitions stamp `updatedAt` with `now()`. */
-export type StoreFactory = (now: () => Date) => Promise<StoreHandle>;
+/** Options a factory passes on to the store it makes. */
+export interface StoreSettings {
+  /** How long a final record is kept (the store's own default when left out). */
+  recordRetentionMs?: number;
+}
+
+/** Makes a fresh, empty store whose transitions stamp `updatedAt` (and judge expiry) with `now()`. */
+export type StoreFactory = (now: () => Date, settings?: StoreSettings) => Promise<StoreHandle>;
 
 const NOW = new Date('2025-06-01T12:00:00.000Z');
 
@@ -19,8 +25,8 @@ const NOW = new Date('2025-06-01T12:00:00.000Z');
 export function jobStoreContract(name: string, factory: StoreFactory): void {
   describe(`${name}: JobStore contract`, () => {
     const open: StoreHandle[] = [];
-    async function fresh(): Promise<JobStore> {
-      const handle = await factory(() => NOW);
+    async function fresh(now: () => Date = () => NOW, settings?: StoreSettings): Promise<JobStore> {
+      const handle = await factory(now, settings);
       open.push(handle);
       return handle.store;
     }
@@ -204,6 +210,50 @@ export function jobStoreContract(name: string, factory: StoreFactory): void {
       assert.deepEqual(await store.uidsByStatus('ongoing'), [d.uid]);
       assert.deepEqual(await store.uidsByStatus('ongoing', 'separation'), []);
       assert.deepEqual(await store.uidsByStatus('completed'), []);
+    });
+
+    it('deletes a record with its index entries recordRetentionMs after it became final, never earlier', async () => {
+      let clock = NOW.getTime();
+      const store = await fresh(() => new Date(clock), { recordRetentionMs: 60_000 });
+      assert.ok(store.deleteExpired, 'the store expires records');
+      const [done, failed, running] = [1, 2, 3].map((s) => makeJob({ owner: 'alice', createdAt: at(s) }));
+      await Promise.all([done, failed, running].map((job) => store.create(job)));
+      await store.transition(done.uid, ['pending'], 'ongoing');
+      await store.transition(done.uid, ['ongoing'], 'completed');
+      await store.transition(running.uid, ['pending'], 'ongoing');
+      clock += 30_000;
+      await store.transition(failed.uid, ['pending'], 'error');
+      const all = () => store.list({ owner: 'alice', kind: 'avatarVideo', page: 1, perPage: 10 });
+      const totalOf = async (status: JobStatus) => (await store.list({ owner: 'alice', kind: 'avatarVideo', status, page: 1, perPage: 10 })).total;
+
+      clock = NOW.getTime() + 59_999;
+      // A later write to a final record keeps its first expiry.
+      assert.equal(await store.patch(done.uid, ['completed'], { heartbeatAt: at(50) }), true);
+      assert.equal(await store.deleteExpired(), 0);
+      assert.equal((await all()).total, 3);
+
+      clock = NOW.getTime() + 60_000;
+      assert.equal(await store.deleteExpired(), 1);
+      assert.equal(await store.get(done.uid), undefined);
+      assert.equal(await store.transition(done.uid, ['completed'], 'error'), undefined);
+      assert.deepEqual(await store.uidsByStatus('completed'), []);
+      assert.equal(await totalOf('completed'), 0);
+      assert.deepEqual(uids((await all()).items), [running.uid, failed.uid]);
+
+      // Lists and totals never count an expired record, even before a sweep ran.
+      clock = NOW.getTime() + 90_000;
+      const listed = await all();
+      assert.equal(listed.total, 1);
+      assert.deepEqual(uids(listed.items), [running.uid]);
+      assert.equal(await totalOf('error'), 0);
+      assert.equal(await store.get(failed.uid), undefined);
+      assert.deepEqual(await store.uidsByStatus('error'), []);
+
+      // A job that is not final is never expired.
+      clock += 365 * 24 * 3_600_000;
+      assert.equal(await store.deleteExpired(), 0);
+      assert.equal((await store.get(running.uid))?.status, 'ongoing');
+      assert.deepEqual(await store.uidsByStatus('ongoing'), [running.uid]);
     });
 
     it('returns copies: mutating a returned record does not change the store', async () => {

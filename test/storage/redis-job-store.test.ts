@@ -6,6 +6,7 @@ import type { Job } from '../../src/core/job.js';
 import { RedisJobStore } from '../../src/storage/redis-job-store.js';
 import { at, makeJob, uids } from './job-fixtures.js';
 import { jobStoreContract } from './job-store-contract.js';
+import { redisKeysOf } from '../helpers/redis-server.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -19,19 +20,10 @@ async function dispose(store: RedisJobStore): Promise<void> {
   await store.close();
 }
 
-/** Keys under a namespace, read with a connection of our own. */
-async function keysOf(namespace: string): Promise<string[]> {
-  const client = createClient({ url: REDIS_URL });
-  await client.connect();
-  try {
-    return await client.keys(`${namespace}::*`);
-  } finally {
-    await client.close();
-  }
-}
+const keysOf = (namespace: string) => redisKeysOf(namespace, REDIS_URL);
 
-jobStoreContract('RedisJobStore', async (now) => {
-  const store = new RedisJobStore({ url: REDIS_URL, namespace: testNamespace(), now });
+jobStoreContract('RedisJobStore', async (now, settings) => {
+  const store = new RedisJobStore({ url: REDIS_URL, namespace: testNamespace(), now, ...settings });
   return { store, dispose: () => dispose(store) };
 });
 
@@ -57,6 +49,37 @@ describe('RedisJobStore on a shared Redis', () => {
       await store.clear();
       assert.deepEqual(await keysOf(namespace), []);
     } finally {
+      await dispose(store);
+    }
+  });
+
+  it('gives a final record a key TTL as a safety net and leaves no key of it once expired', async () => {
+    const namespace = testNamespace();
+    let clock = Date.now();
+    const store = new RedisJobStore({ url: REDIS_URL, namespace, now: () => new Date(clock), recordRetentionMs: 60_000 });
+    const client = await createClient({ url: REDIS_URL }).connect();
+    try {
+      const [done, kept] = [1, 2].map((s) => makeJob({ owner: 'alice', createdAt: at(s) }));
+      await store.create(done);
+      await store.create(kept);
+      assert.equal(await client.pTTL(`${namespace}::job:${done.uid}`), -1);
+      await store.transition(done.uid, ['pending'], 'error');
+      const ttl = await client.pTTL(`${namespace}::job:${done.uid}`);
+      assert.ok(ttl > 60_000 && ttl <= 60_000 + 3_600_000, `TTL ${ttl}`);
+      assert.equal(await client.zCard(`${namespace}::expiry`), 1);
+      clock += 60_000;
+      assert.equal(await store.deleteExpired(), 1);
+      const left = (await keysOf(namespace)).sort();
+      assert.deepEqual(left, [
+        `${namespace}::job:${kept.uid}`,
+        `${namespace}::list:avatarVideo:*:alice`,
+        `${namespace}::list:avatarVideo:pending:alice`,
+        `${namespace}::status:pending:*`,
+        `${namespace}::status:pending:avatarVideo`,
+      ]);
+      assert.deepEqual(await client.zRange(`${namespace}::list:avatarVideo:*:alice`, 0, -1), [kept.uid]);
+    } finally {
+      await client.close();
       await dispose(store);
     }
   });

@@ -1,10 +1,12 @@
 import type { BlobStore } from '../../storage/blob-store.js';
+import type { JobStore } from '../../storage/job-store.js';
+import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
 import type { Logger } from '../logger.js';
 import type { Recovery } from './recovery.js';
 
 /**
  * Runs retention and recovery at start and then every `intervalMs`. Expiry dates live with the blobs
- * (on disk), so deletion resumes after a restart.
+ * (on disk) and with the job records (in their store), so deletion resumes after a restart.
  */
 export class Sweeper {
   private timer?: NodeJS.Timeout;
@@ -15,6 +17,8 @@ export class Sweeper {
     private readonly recovery: Recovery,
     private readonly intervalMs: number,
     private readonly logger: Logger,
+    /** Job records to expire (a store without `deleteExpired` keeps its records). */
+    private readonly records?: JobStore,
   ) {}
 
   start(): void {
@@ -24,7 +28,7 @@ export class Sweeper {
     this.timer.unref();
   }
 
-  /** One pass: delete expired files, then recover stuck jobs. Never rejects; overlapping calls share one pass. */
+  /** One pass: delete expired files and job records, then recover stuck jobs. Never rejects; overlapping calls share one pass. */
   sweep(): Promise<void> {
     this.running ??= this.pass().finally(() => {
       this.running = undefined;
@@ -33,17 +37,28 @@ export class Sweeper {
   }
 
   private async pass(): Promise<void> {
-    try {
+    await this.step('retention sweep', async () => {
       const expired = await this.blobs.expired(new Date());
       await Promise.all(expired.map((id) => this.blobs.delete(id)));
       if (expired.length) this.logger.info('retention deleted files', { count: expired.length });
-    } catch (error) {
-      this.logger.error('retention sweep failed', { error: String(error) });
-    }
+    });
+    await this.step('job record expiry', async () => {
+      const count = (await this.records?.deleteExpired?.()) ?? 0;
+      if (count) this.logger.info('retention deleted job records', { count });
+    });
+    await this.step('job recovery', () => this.recovery.run());
+  }
+
+  /**
+   * Runs one step; a failure is logged and the pass goes on. While the job store is unreachable the
+   * store has said so once already, so each pass adds only a debug line.
+   */
+  private async step(name: string, run: () => Promise<unknown>): Promise<void> {
     try {
-      await this.recovery.run();
+      await run();
     } catch (error) {
-      this.logger.error('job recovery failed', { error: String(error) });
+      if (isStoreUnavailable(error)) this.logger.debug(`${name} skipped: the job store is unreachable`, { error: String(error) });
+      else this.logger.error(`${name} failed`, { error: String(error) });
     }
   }
 

@@ -60,7 +60,13 @@ export async function buildServices(
   const backends = raw.backends ?? {};
 
   const jobStore = await provide<JobStore>(TOKENS.JobStore, backends.jobStore, () =>
-    createJobStore({ redisUrl: options.redis, namespace: options.redisNamespace }),
+    createJobStore({
+      redisUrl: options.redis,
+      namespace: options.redisNamespace,
+      redisTimeouts: options.redisTimeouts,
+      recordRetentionMs: options.retention.recordsMs,
+      logger,
+    }),
   );
   const blobs = await provide<BlobStore>(TOKENS.BlobStore, backends.blobStore, () => new FsBlobStore(dataDir));
   const secret = options.signingSecret ? Buffer.from(options.signingSecret) : await loadOrCreateSecret(dataDir);
@@ -132,7 +138,7 @@ export async function buildServices(
     logger,
   );
   const recovery = new Recovery(jobStore, scheduler, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
-  const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger);
+  const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger, jobStore);
   const uploads = new MultipartUploadPort(blobs, options.limits.maxUploadBytes, options.retention.uploadsMs);
 
   return {

@@ -1,0 +1,34 @@
+/**
+ * The Lua script that deletes expired job records from Redis together with every index entry
+ * of theirs, in one atomic EVAL, so listings and totals never count a record that is gone.
+ *
+ * KEYS[1]      the expiry sorted set written by {@link CAS_SCRIPT}: members are JSON arrays
+ *              `[kind, owner, uid]`, scores the expiry in epoch ms
+ * ARGV[1]      now, in epoch ms: members scored at or below it are deleted
+ * ARGV[2]      the key prefix (`<namespace>::`)
+ * ARGV[3]      at most this many records per call (the caller repeats while a batch is full)
+ * ARGV[4 ..]   every job status (a final record is removed from each status's indexes)
+ *
+ * The index keys are built here from the member, so they are not all declared in KEYS: like the
+ * rest of the store this targets a single Redis (or Sentinel), not Redis Cluster.
+ *
+ * Returns the number of records deleted.
+ */
+export const EXPIRE_SCRIPT = `
+local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+local prefix = ARGV[2]
+for _, member in ipairs(members) do
+  local entry = cjson.decode(member)
+  local kind, owner, uid = entry[1], entry[2], entry[3]
+  redis.call('UNLINK', prefix .. 'job:' .. uid)
+  redis.call('ZREM', prefix .. 'list:' .. kind .. ':*:' .. owner, uid)
+  for i = 4, #ARGV do
+    local status = ARGV[i]
+    redis.call('ZREM', prefix .. 'list:' .. kind .. ':' .. status .. ':' .. owner, uid)
+    redis.call('ZREM', prefix .. 'status:' .. status .. ':*', uid)
+    redis.call('ZREM', prefix .. 'status:' .. status .. ':' .. kind, uid)
+  end
+  redis.call('ZREM', KEYS[1], member)
+end
+return #members
+`;
