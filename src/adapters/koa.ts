@@ -1,9 +1,9 @@
 import type { Context, Middleware, Next } from 'koa';
-import { pipeline } from 'node:stream/promises';
 import type { VirtualAnchor } from '../core/create-virtual-anchor.js';
 import type { VirtualAnchorOptions } from '../core/options.js';
 import type { CoreRequest } from '../core/http/types.js';
-import { toInstance } from './instance.js';
+import { failResponse, sendResponse } from '../core/http/send-response.js';
+import { loggerOf, toInstance } from './instance.js';
 
 /** Koa middleware with the instance behind it (`.instance.close()` on shutdown). */
 export type VirtualAnchorKoaMiddleware = Middleware & { instance: VirtualAnchor };
@@ -11,9 +11,12 @@ export type VirtualAnchorKoaMiddleware = Middleware & { instance: VirtualAnchor 
 /**
  * Koa middleware serving the whole API: `app.use(virtualAnchorKoa({ apiKeys: ['k1'] }))`.
  * Works with Koa 2 and 3, with or without a body parser before it, and under koa-mount.
+ * Failures while answering are logged and end as a JSON 500 or a closed connection; only errors of the
+ * middleware after it (`next()`) reach Koa, as Koa expects.
  */
 export function virtualAnchorKoa(options: VirtualAnchorOptions | VirtualAnchor): VirtualAnchorKoaMiddleware {
   const instance = toInstance(options);
+  const logger = loggerOf(instance);
   const middleware = async (ctx: Context, next: Next): Promise<void> => {
     const request: CoreRequest = {
       method: ctx.method,
@@ -29,17 +32,23 @@ export function virtualAnchorKoa(options: VirtualAnchorOptions | VirtualAnchor):
     const response = await instance.handle(request);
     if (!response) return next();
     if (response.kind === 'json') {
-      ctx.status = response.status;
-      ctx.set(response.headers);
-      ctx.body = JSON.stringify(response.body);
+      // Through Koa, so that the host's middleware (compression, logging) sees the answer.
+      try {
+        ctx.status = response.status;
+        ctx.set(response.headers);
+        ctx.body = JSON.stringify(response.body);
+        return;
+      } catch (error) {
+        logger.error('answer failed: could not write it', { status: response.status, error: String(error) });
+      }
+      ctx.respond = false;
+      failResponse(ctx.res, Object.keys(response.headers), logger);
       return;
     }
     // Files and empty (HEAD) answers are written directly: Koa would turn an empty body into 204 or a zero
     // length, and would report a client that stops a download halfway (a video seek) as an app error.
     ctx.respond = false;
-    ctx.res.writeHead(response.status, response.headers);
-    if (response.kind === 'empty') ctx.res.end();
-    else await pipeline(response.body, ctx.res).catch(() => ctx.res.destroy());
+    await sendResponse(ctx.res, response, logger);
   };
   return Object.assign(middleware, { instance });
 }

@@ -45,4 +45,9 @@ export class ApiError extends Error {
   static notFound(what: string): ApiError {
     return new ApiError(404, 'not_found', `${what} not found`);
   }
+
+  /** The 500 of a failure that is the service's fault (the cause is logged, never sent). */
+  static internal(): ApiError {
+    return new ApiError(500, 'internal_error', 'the service failed to handle this request');
+  }
 }
