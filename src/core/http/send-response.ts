@@ -23,6 +23,7 @@ export function sendResponse(res: ServerResponse, response: CoreResponse, logger
     };
     // Also the listener of `res`'s own errors (a write to a closed socket), which would otherwise be thrown.
     finished(res, (error) => {
+      if (error && !settled) logger.debug('the connection closed before the end of the answer', { status: response.status, error: String(error) });
       if (error && body && !body.destroyed) body.destroy();
       settle();
     });
