@@ -17,6 +17,8 @@ import { parse as parseContentDisposition } from 'content-disposition';
 import { LinkBuilder } from '../../src/core/links.js';
 import type { BlobRef } from '../../src/core/job.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
+import type { ListQuery } from '../../src/core/job.js';
+import { MemoryJobStore } from '../../src/storage/memory-job-store.js';
 import { UrlSigner } from '../../src/storage/url-signer.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { waitFor } from '../helpers/checks.js';
@@ -278,6 +280,41 @@ for (const adapter of ADAPTERS) {
       }
       assertJsonError(await send(app.origin, '/v2/avatar', { headers: { key: 'wrong' } }), 403, 'forbidden');
       assert.equal((await send(app.origin, '/v2/avatar', { headers: { key: 'good' } })).status, 200);
+    });
+  });
+}
+
+/** What a store throws when its backend cannot be reached (matched by name, as the core does). */
+class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}
+
+/** The in-memory job store, whose lists fail as an unreachable Redis would while `down` is set. */
+class FlakyJobStore extends MemoryJobStore {
+  down = false;
+  override async list(query: ListQuery) {
+    if (this.down) throw new StoreUnavailableError('connection refused (test double)');
+    return super.list(query);
+  }
+}
+
+for (const adapter of ADAPTERS) {
+  describe(`a job store that cannot be reached, over ${adapter}`, { timeout: SUITE_TIMEOUT_MS }, () => {
+    let app: TestApp;
+    const jobs = new FlakyJobStore();
+    before(async () => {
+      app = await makeApp(adapter, { avatars: { builtIn: false }, backends: { jobStore: jobs } });
+    });
+    after(() => app.close());
+    afterEach(() => process$.assertNone());
+
+    it('answers 503 unavailable with retry-after, then serves again once the store is back', async () => {
+      jobs.down = true;
+      const answer = await send(app.origin, '/v2/2davatar', { headers: { key: KEYS.a } });
+      assertJsonError(answer, 503, 'unavailable');
+      assert.match(String(answer.headers['retry-after']), /^\d+$/);
+      jobs.down = false;
+      assert.equal((await send(app.origin, '/v2/2davatar', { headers: { key: KEYS.a } })).status, 200);
     });
   });
 }
