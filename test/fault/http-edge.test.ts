@@ -217,6 +217,30 @@ for (const adapter of ADAPTERS) {
       await assertAlive();
     });
 
+    it('cuts long upload names at a character boundary, to at most 255 bytes of UTF-8', async () => {
+      const cases: [sent: string, kept: string][] = [
+        [`a${'😀'.repeat(100)}.wav`, `a${'😀'.repeat(63)}`],
+        [`ab${'😀'.repeat(100)}.wav`, `ab${'😀'.repeat(63)}`],
+        ['é'.repeat(200), 'é'.repeat(127)],
+        [`${'x'.repeat(254)}€.wav`, 'x'.repeat(254)],
+      ];
+      for (const [sent, kept] of cases) {
+        const body = Buffer.from(`--B0\r\nContent-Disposition: form-data; name="file"; filename="${sent}"\r\n\r\nRIFF\r\n--B0--\r\n`, 'utf8');
+        const answer = await send(app.origin, '/v1/uploads', {
+          method: 'POST',
+          headers: { key: KEYS.a, 'content-type': 'multipart/form-data; boundary=B0', 'content-length': String(body.length) },
+          body,
+        });
+        assert.equal(answer.status, 201, answer.body.toString());
+        const { fileName, uid } = JSON.parse(answer.body.toString('utf8')) as { fileName: string; uid: string };
+        assert.equal(Buffer.from(fileName, 'utf8').toString('utf8'), fileName, 'the name holds a lone surrogate');
+        assert.ok(Buffer.byteLength(fileName) <= 255, `${Buffer.byteLength(fileName)} bytes`);
+        assert.equal(fileName, kept);
+        const stored = await send(app.origin, `/v1/uploads/${uid}`, { headers: { key: KEYS.a } });
+        assert.equal((JSON.parse(stored.body.toString('utf8')) as { fileName: string }).fileName, kept);
+      }
+    });
+
     it('answers a file whose stream fails before its first byte with the JSON 500, and logs it', async () => {
       const failing = await put('fails_at_once');
       const before = logs.problems(/answer failed/).length;
