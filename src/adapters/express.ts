@@ -2,6 +2,8 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { VirtualAnchor } from '../core/create-virtual-anchor.js';
 import type { VirtualAnchorOptions } from '../core/options.js';
 import type { CoreRequest } from '../core/http/types.js';
+import { ApiError } from '../core/errors.js';
+import { errorResponse } from '../core/http/error-response.js';
 import { failResponse, sendResponse } from '../core/http/send-response.js';
 import { loggerOf, toInstance } from './instance.js';
 
@@ -29,11 +31,15 @@ export function virtualAnchor(options: VirtualAnchorOptions | VirtualAnchor): Vi
       bodyStream: req,
       parsedBody: req.readableEnded ? (req.body as unknown) : undefined,
     };
-    const response = await instance.handle(request);
+    const response = await instance.handle(request).catch((error: unknown) => {
+      logger.error('request failed', { method: req.method, path: req.originalUrl, error: String(error) });
+      return errorResponse(ApiError.internal());
+    });
     if (response) await sendResponse(res, response, logger);
     else next();
   };
   const middleware = (req: Request, res: Response, next: NextFunction): void => {
+    // The last guard: what is left is an error thrown by `next()` itself.
     serve(req, res, next).catch((error: unknown) => {
       logger.error('request failed in the Express adapter', { method: req.method, path: req.originalUrl, error: String(error) });
       failResponse(res, [], logger);

@@ -8,10 +8,23 @@ export function toInstance(input: VirtualAnchorOptions | VirtualAnchor): Virtual
   return isInstance(input) ? input : createVirtualAnchor(input);
 }
 
-/** The instance's logger (registered in its container), for failures an adapter meets while writing an answer. */
+/**
+ * The instance's logger (registered in its container), for failures an adapter meets while writing an answer.
+ * A host logger that throws cannot break the adapter's last line of defence: its exception becomes a process
+ * warning instead.
+ */
 export function loggerOf(instance: VirtualAnchor): Logger {
   const container = instance.container as VirtualAnchor['container'] | undefined;
-  return container?.isRegistered(TOKENS.Logger) ? container.resolve<Logger>(TOKENS.Logger) : consoleLogger;
+  const logger = container?.isRegistered(TOKENS.Logger) ? container.resolve<Logger>(TOKENS.Logger) : consoleLogger;
+  const guarded = (level: keyof Logger) => (message: string, fields?: Record<string, unknown>) => {
+    try {
+      logger[level](message, fields);
+    } catch (error) {
+      // The host's logger itself failed: Node's warning channel (stderr) takes the line instead.
+      process.emitWarning(`virtual-anchor: the logger threw while reporting "${message}": ${String(error)}`);
+    }
+  };
+  return { debug: guarded('debug'), info: guarded('info'), warn: guarded('warn'), error: guarded('error') };
 }
 
 function isInstance(input: VirtualAnchorOptions | VirtualAnchor): input is VirtualAnchor {

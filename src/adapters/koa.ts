@@ -2,6 +2,8 @@ import type { Context, Middleware, Next } from 'koa';
 import type { VirtualAnchor } from '../core/create-virtual-anchor.js';
 import type { VirtualAnchorOptions } from '../core/options.js';
 import type { CoreRequest } from '../core/http/types.js';
+import { ApiError } from '../core/errors.js';
+import { errorResponse } from '../core/http/error-response.js';
 import { failResponse, sendResponse } from '../core/http/send-response.js';
 import { loggerOf, toInstance } from './instance.js';
 
@@ -29,7 +31,11 @@ export function virtualAnchorKoa(options: VirtualAnchorOptions | VirtualAnchor):
       bodyStream: ctx.req,
       parsedBody: ctx.req.readableEnded ? (ctx.request as { body?: unknown }).body : undefined,
     };
-    const response = await instance.handle(request);
+    const response = await instance.handle(request).catch((error: unknown) => {
+      logger.error('request failed', { method: ctx.method, path: ctx.originalUrl, error: String(error) });
+      return errorResponse(ApiError.internal());
+    });
+    // Errors of the middleware after this one reach Koa, as Koa expects (it answers them itself).
     if (!response) return next();
     if (response.kind === 'json') {
       // Through Koa, so that the host's middleware (compression, logging) sees the answer.

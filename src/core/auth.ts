@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ApiError } from './errors.js';
+import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from './errors.js';
 import type { HeaderMap } from './http/types.js';
 import type { Logger } from './logger.js';
 
@@ -50,7 +50,7 @@ export async function authenticateRequest(headers: HeaderMap, authenticate: Auth
     accepted = Boolean(await authenticate(key));
   } catch (error) {
     logger.error('the authenticate hook failed; answering 503', { error: String((error as Error | undefined)?.stack ?? error) });
-    throw new ApiError(503, 'unavailable', 'the API key could not be checked; retry later', undefined, { 'retry-after': '5' });
+    throw new ApiError(503, 'unavailable', 'the API key could not be checked; retry later', undefined, { 'retry-after': UNAVAILABLE_RETRY_AFTER_S });
   }
   if (!accepted) throw new ApiError(403, 'forbidden', 'invalid API key');
   return ownerOf(key);

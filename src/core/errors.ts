@@ -21,6 +21,9 @@ export interface ErrorBody {
   };
 }
 
+/** `retry-after` (seconds) of a 503 `unavailable` caused by a dependency: the job store or the `authenticate` hook. */
+export const UNAVAILABLE_RETRY_AFTER_S = '5';
+
 /** An error that becomes an HTTP response with a JSON {@link ErrorBody}. */
 export class ApiError extends Error {
   constructor(

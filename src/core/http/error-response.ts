@@ -1,13 +1,10 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import { ApiError } from '../errors.js';
+import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { json, type CoreResponse } from './types.js';
 
 /** Headers on every answer of the middleware: no browser may guess another type than the declared one. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
-
-/** How long a client should wait before retrying while the job store is unreachable, in seconds. */
-const STORE_RETRY_AFTER_S = '5';
 
 /** The JSON error answer of `error` (its extra headers, such as `allow` or `retry-after`, included). */
 export function errorResponse(error: ApiError): CoreResponse {
@@ -25,7 +22,7 @@ export function toErrorResponse(error: unknown, logger: Logger, request: { metho
   if ((error as Error | undefined)?.name === 'StoreUnavailableError') {
     logger.debug('request refused: the job store is unavailable', { ...where, error: String((error as Error).message) });
     return errorResponse(
-      new ApiError(503, 'unavailable', 'the job store cannot be reached; retry later', undefined, { 'retry-after': STORE_RETRY_AFTER_S }),
+      new ApiError(503, 'unavailable', 'the job store cannot be reached; retry later', undefined, { 'retry-after': UNAVAILABLE_RETRY_AFTER_S }),
     );
   }
   logger.error('request failed', { ...where, error: String((error as Error | undefined)?.stack ?? error) });
