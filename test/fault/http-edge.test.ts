@@ -8,12 +8,15 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
+import { createServer, type Server } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
 import { after, afterEach, before, describe, it } from 'node:test';
 import { parse as parseContentDisposition } from 'content-disposition';
+import express from 'express';
+import { virtualAnchor } from '../../src/index.js';
 import { LinkBuilder } from '../../src/core/links.js';
 import type { BlobRef } from '../../src/core/job.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
@@ -307,6 +310,36 @@ for (const adapter of ADAPTERS) {
     });
   });
 }
+
+describe('Express: a next() that throws', { timeout: SUITE_TIMEOUT_MS }, () => {
+  let app: TestApp;
+  let server: Server;
+  let origin: string;
+  const logs = new RecordingLogger();
+  before(async () => {
+    app = await makeApp('express', { avatars: { builtIn: false }, logger: logs });
+    const middleware = virtualAnchor(app.instance);
+    const host = express();
+    host.use((req, res) => middleware(req, res, () => {
+      throw new Error('the next handler failed (test)');
+    }));
+    server = createServer(host);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  after(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await app.close();
+  });
+  afterEach(() => process$.assertNone());
+
+  it('answers the JSON 500 and logs it, with no unhandled rejection', async () => {
+    assertJsonError(await send(origin, '/not-the-middleware'), 500, 'internal_error');
+    assert.equal(logs.problems(/request failed/).length, 1);
+    assert.equal((await send(origin, '/v1/openapi.json')).status, 200);
+  });
+});
 
 /** What a store throws when its backend cannot be reached (matched by name, as the core does). */
 class StoreUnavailableError extends Error {
