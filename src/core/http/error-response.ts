@@ -46,5 +46,12 @@ export function finishResponse(response: CoreResponse, logger: Logger, request: 
     logger.error('answer not sent: a header cannot be written', { method: request.method, path: request.path, error: String(error) });
     return errorResponse(ApiError.internal());
   }
+  if (response.kind === 'stream') {
+    // Listened to from here on, so that a stream failing before the adapter pipes it cannot be an uncaught error;
+    // the adapter sees it as `errored` and answers the 500.
+    response.body.once('error', (error) => {
+      logger.debug('file stream failed', { method: request.method, path: request.path, error: String(error) });
+    });
+  }
   return { ...response, headers };
 }

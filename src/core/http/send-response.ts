@@ -33,6 +33,10 @@ export function sendResponse(res: ServerResponse, response: CoreResponse, logger
       failResponse(res, Object.keys(response.headers), logger);
       settle();
     };
+    if (body && (body.errored || body.destroyed)) {
+      fail('its file stream failed before the answer', body.errored ?? 'closed');
+      return;
+    }
     try {
       res.statusCode = response.status;
       for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
