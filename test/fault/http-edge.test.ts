@@ -33,7 +33,7 @@ const MAX_JSON = 1024;
 const HOUR = 3_600_000;
 
 /** How a {@link FaultyBlobStore} serves a blob. */
-type OpenFault = 'fails_at_once' | 'fails_midway' | 'endless';
+type OpenFault = 'failed_already' | 'fails_at_once' | 'fails_midway' | 'endless';
 
 /** The real filesystem store, whose `open()` streams can be told to fail; it remembers the streams it handed out. */
 class FaultyBlobStore extends FsBlobStore {
@@ -45,7 +45,8 @@ class FaultyBlobStore extends FsBlobStore {
     if (!fault) return super.open(id, range);
     const stream = new PassThrough();
     this.opened.push(stream);
-    if (fault === 'fails_at_once') setImmediate(() => stream.destroy(new Error('disk read failed (test double)')));
+    if (fault === 'failed_already') stream.destroy(new Error('disk read failed at open (test double)'));
+    else if (fault === 'fails_at_once') setImmediate(() => stream.destroy(new Error('disk read failed (test double)')));
     else if (fault === 'fails_midway') {
       stream.write(Buffer.alloc(32 * 1024, 1));
       setTimeout(() => stream.destroy(new Error('disk read failed midway (test double)')), 50);
@@ -245,13 +246,15 @@ for (const adapter of ADAPTERS) {
     });
 
     it('answers a file whose stream fails before its first byte with the JSON 500, and logs it', async () => {
-      const failing = await put('fails_at_once');
-      const before = logs.problems(/answer failed/).length;
-      const answer = await send(app.origin, pathOf(links.to(failing, 'clip.mp4')));
-      assertJsonError(answer, 500, 'internal_error');
-      assert.equal(answer.headers['content-disposition'], undefined, 'headers of the failed answer were left');
-      assert.ok(logs.problems(/answer failed/).length > before, 'the failure was not logged');
-      await assertAlive();
+      for (const fault of ['failed_already', 'fails_at_once'] as const) {
+        const failing = await put(fault);
+        const before = logs.problems(/answer failed/).length;
+        const answer = await send(app.origin, pathOf(links.to(failing, 'clip.mp4')));
+        assertJsonError(answer, 500, 'internal_error');
+        assert.equal(answer.headers['content-disposition'], undefined, 'headers of the failed answer were left');
+        assert.equal(logs.problems(/answer failed/).length, before + 1, 'the failure was not logged once');
+        await assertAlive();
+      }
     });
 
     it('cuts the connection when a file stream fails midway, logs it and keeps serving', async () => {
