@@ -184,7 +184,7 @@ async function conclude(
 }
 
 /** Base name only, control characters removed, cut to 255 bytes of UTF-8 between characters; `upload` when empty. */
-export function cleanFileName(raw: string | undefined): string {
+function cleanFileName(raw: string | undefined): string {
   // eslint-disable-next-line no-control-regex
   const name = basename((raw ?? '').replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
   return truncateUtf8(name, 255).trim() || 'upload';
