@@ -1,9 +1,11 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { pipeline } from 'node:stream/promises';
 import type { VirtualAnchor } from '../core/create-virtual-anchor.js';
 import type { VirtualAnchorOptions } from '../core/options.js';
 import type { CoreRequest } from '../core/http/types.js';
-import { toInstance } from './instance.js';
+import { ApiError } from '../core/errors.js';
+import { errorResponse } from '../core/http/error-response.js';
+import { failResponse, sendResponse } from '../core/http/send-response.js';
+import { loggerOf, toInstance } from './instance.js';
 
 /** Express middleware with the instance behind it (`.instance.close()` on shutdown). */
 export type VirtualAnchorExpressMiddleware = RequestHandler & { instance: VirtualAnchor };
@@ -11,11 +13,13 @@ export type VirtualAnchorExpressMiddleware = RequestHandler & { instance: Virtua
 /**
  * Express middleware serving the whole API: `app.use(virtualAnchor({ apiKeys: ['k1'] }))`.
  * Works with Express 4 and 5, mounted at the root or under a path (`app.use('/media', …)`),
- * with or without a JSON body parser before it.
+ * with or without a JSON body parser before it. Nothing it does can throw into Express or leave a
+ * rejected promise behind: failures while answering are logged and end as a JSON 500 or a closed connection.
  */
 export function virtualAnchor(options: VirtualAnchorOptions | VirtualAnchor): VirtualAnchorExpressMiddleware {
   const instance = toInstance(options);
-  const middleware = (req: Request, res: Response, next: NextFunction): void => {
+  const logger = loggerOf(instance);
+  const serve = async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const query = req.url.indexOf('?');
     const request: CoreRequest = {
       method: req.method,
@@ -27,14 +31,19 @@ export function virtualAnchor(options: VirtualAnchorOptions | VirtualAnchor): Vi
       bodyStream: req,
       parsedBody: req.readableEnded ? (req.body as unknown) : undefined,
     };
-    instance.handle(request).then(async (response) => {
-      if (!response) return next();
-      res.status(response.status);
-      for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value);
-      if (response.kind === 'json') res.end(JSON.stringify(response.body));
-      else if (response.kind === 'empty') res.end();
-      else await pipeline(response.body, res).catch(() => res.destroy());
-    }, next);
+    const response = await instance.handle(request).catch((error: unknown) => {
+      logger.error('request failed', { method: req.method, path: req.originalUrl, error: String(error) });
+      return errorResponse(ApiError.internal());
+    });
+    if (response) await sendResponse(res, response, logger);
+    else next();
+  };
+  const middleware = (req: Request, res: Response, next: NextFunction): void => {
+    // The last guard: what is left is an error thrown by `next()` itself.
+    serve(req, res, next).catch((error: unknown) => {
+      logger.error('request failed in the Express adapter', { method: req.method, path: req.originalUrl, error: String(error) });
+      failResponse(res, [], logger);
+    });
   };
   return Object.assign(middleware, { instance });
 }

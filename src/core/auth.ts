@@ -1,8 +1,13 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { ApiError } from './errors.js';
+import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from './errors.js';
 import type { HeaderMap } from './http/types.js';
+import type { Logger } from './logger.js';
 
-/** Decides whether an API key is valid. Return `true` to accept. */
+/**
+ * Decides whether an API key is valid. Return `true` to accept. A hook that throws or rejects (its database is down,
+ * say) makes the request answer 503 `unavailable`, and the failure is logged: the key could not be checked, which
+ * is not the same as a wrong key.
+ */
 export type AuthenticateFn = (key: string) => boolean | Promise<boolean>;
 
 /** The identity of an accepted caller: an opaque owner id derived from the key (the key itself is never stored). */
@@ -33,15 +38,19 @@ export function makeKeyListAuthenticator(keys: readonly string[]): AuthenticateF
   };
 }
 
-/** Checks the request's key; throws a 403 {@link ApiError} when it is missing or wrong. Returns the owner id. */
-export async function authenticateRequest(headers: HeaderMap, authenticate: AuthenticateFn): Promise<string> {
+/**
+ * Checks the request's key; throws a 403 {@link ApiError} when it is missing or wrong, and a 503 `unavailable`
+ * (logged at error level) when the `authenticate` hook throws or rejects. Returns the owner id.
+ */
+export async function authenticateRequest(headers: HeaderMap, authenticate: AuthenticateFn, logger: Logger): Promise<string> {
   const key = readKey(headers);
   if (!key) throw new ApiError(403, 'forbidden', 'missing API key: send it in the `key` header');
-  let accepted = false;
+  let accepted: boolean;
   try {
-    accepted = await authenticate(key);
-  } catch {
-    accepted = false;
+    accepted = Boolean(await authenticate(key));
+  } catch (error) {
+    logger.error('the authenticate hook failed; answering 503', { error: String((error as Error | undefined)?.stack ?? error) });
+    throw new ApiError(503, 'unavailable', 'the API key could not be checked; retry later', undefined, { 'retry-after': UNAVAILABLE_RETRY_AFTER_S });
   }
   if (!accepted) throw new ApiError(403, 'forbidden', 'invalid API key');
   return ownerOf(key);

@@ -21,6 +21,9 @@ export interface ErrorBody {
   };
 }
 
+/** `retry-after` (seconds) of a 503 `unavailable` caused by a dependency: the job store or the `authenticate` hook. */
+export const UNAVAILABLE_RETRY_AFTER_S = '5';
+
 /** An error that becomes an HTTP response with a JSON {@link ErrorBody}. */
 export class ApiError extends Error {
   constructor(
@@ -44,5 +47,10 @@ export class ApiError extends Error {
 
   static notFound(what: string): ApiError {
     return new ApiError(404, 'not_found', `${what} not found`);
+  }
+
+  /** The 500 of a failure that is the service's fault (the cause is logged, never sent). */
+  static internal(): ApiError {
+    return new ApiError(500, 'internal_error', 'the service failed to handle this request');
   }
 }

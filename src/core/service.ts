@@ -2,7 +2,8 @@ import { ApiError } from './errors.js';
 import type { AuthenticateFn } from './auth.js';
 import { authenticateRequest } from './auth.js';
 import { Router, type Route } from './http/router.js';
-import { json, type CoreRequest, type CoreResponse } from './http/types.js';
+import type { CoreRequest, CoreResponse } from './http/types.js';
+import { errorResponse, finishResponse, toErrorResponse } from './http/error-response.js';
 import { KeyedQueues } from './jobs/keyed-queues.js';
 import type { Logger } from './logger.js';
 
@@ -17,8 +18,10 @@ export interface HttpSettings {
 }
 
 /**
- * The framework-neutral request pipeline: route match → auth (403) → per-key request limit (429) →
- * handler → JSON error mapping. Adapters call {@link HttpCore.handle} and copy the result out.
+ * The framework-neutral request pipeline: route match → auth (403, 503) → per-key request limit (429) →
+ * handler → JSON error mapping → header check. Adapters call {@link HttpCore.handle} and copy the result out.
+ * `handle` never rejects: whatever a route throws becomes the JSON error shape, and every answer carries
+ * `X-Content-Type-Options: nosniff` and only headers that Node can write.
  */
 export class HttpCore {
   private readonly router: Router;
@@ -37,8 +40,18 @@ export class HttpCore {
     };
   }
 
-  /** Handles a request, or returns `undefined` when the path is not one of this middleware's. */
+  /** Handles a request, or returns `undefined` when the path is not one of this middleware's. Never rejects. */
   async handle(request: CoreRequest): Promise<CoreResponse | undefined> {
+    let response: CoreResponse | undefined;
+    try {
+      response = await this.dispatch(request);
+    } catch (error) {
+      response = toErrorResponse(error, this.logger, request);
+    }
+    return response && finishResponse(response, this.logger, request);
+  }
+
+  private async dispatch(request: CoreRequest): Promise<CoreResponse | undefined> {
     const path = this.stripBasePath(request.path);
     if (path === undefined) return undefined;
     const match = this.router.match(request.method.toUpperCase(), path);
@@ -47,26 +60,20 @@ export class HttpCore {
       const allowed = [...new Set(match.allowed)].join(', ');
       return errorResponse(new ApiError(405, 'method_not_allowed', `use ${allowed} on this path`, undefined, { allow: allowed }));
     }
-    try {
-      await this.ready();
-      const { route, params } = match;
-      const owner = route.access === 'key' ? await authenticateRequest(request.headers, this.settings.authenticate) : '';
-      const baseUrl = this.settings.publicUrl ?? `${request.origin}${request.mountPath}${this.settings.basePath}`;
-      const run = () => route.handle({ request, params, owner, baseUrl });
-      if (route.family === 'none' || !owner || this.settings.requestsPerKey[route.family] === Number.POSITIVE_INFINITY) {
-        return await run();
-      }
-      const queue = this.limits[route.family];
-      const key = owner;
-      if (queue.running(key) + queue.waiting(key) >= this.settings.requestsPerKey[route.family] + this.settings.maxQueuedRequestsPerKey) {
-        throw new ApiError(429, 'too_many_requests', 'too many requests of this key are waiting; retry later', undefined, { 'retry-after': '1' });
-      }
-      return await queue.run(key, run);
-    } catch (error) {
-      if (error instanceof ApiError) return errorResponse(error);
-      this.logger.error('request failed', { method: request.method, path: request.path, error: String((error as Error)?.stack ?? error) });
-      return errorResponse(new ApiError(500, 'internal_error', 'the service failed to handle this request'));
+    await this.ready();
+    const { route, params } = match;
+    const owner = route.access === 'key' ? await authenticateRequest(request.headers, this.settings.authenticate, this.logger) : '';
+    const baseUrl = this.settings.publicUrl ?? `${request.origin}${request.mountPath}${this.settings.basePath}`;
+    const run = () => route.handle({ request, params, owner, baseUrl });
+    if (route.family === 'none' || !owner || this.settings.requestsPerKey[route.family] === Number.POSITIVE_INFINITY) {
+      return await run();
     }
+    const queue = this.limits[route.family];
+    const key = owner;
+    if (queue.running(key) + queue.waiting(key) >= this.settings.requestsPerKey[route.family] + this.settings.maxQueuedRequestsPerKey) {
+      throw new ApiError(429, 'too_many_requests', 'too many requests of this key are waiting; retry later', undefined, { 'retry-after': '1' });
+    }
+    return await queue.run(key, run);
   }
 
   private stripBasePath(path: string): string | undefined {
@@ -75,8 +82,4 @@ export class HttpCore {
     if (path === base) return '/';
     return path.startsWith(`${base}/`) ? path.slice(base.length) : undefined;
   }
-}
-
-function errorResponse(error: ApiError): CoreResponse {
-  return json(error.status, error.toBody(), error.headers);
 }

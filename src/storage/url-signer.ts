@@ -10,7 +10,7 @@ export type SignatureCheck = 'ok' | 'expired' | 'invalid';
 export interface SignedParams {
   /** Expiry in epoch milliseconds. */
   expires: number;
-  /** HMAC-SHA256 of blob id and expiry, base64url. */
+  /** HMAC-SHA256 of blob id, expiry and (when the link names one) download name, base64url. */
   signature: string;
 }
 
@@ -18,9 +18,10 @@ export interface SignedParams {
 const MIN_SECRET_BYTES = 16;
 
 /**
- * Signs and checks expiring file links: `signature = HMAC-SHA256(secret, "<expires>:<blobId>")`
- * in base64url. The expiry comes first and holds only digits, so no two (id, expiry) pairs
- * sign the same text.
+ * Signs and checks expiring file links: `signature = HMAC-SHA256(secret, "<expires>:<blobId>")`, or
+ * `"<expires>:<blobId>/<fileName>"` for a link that names the download, in base64url. The expiry comes first and
+ * holds only digits, and a blob id never holds `/` (such ids are refused), so no two (id, expiry, name) triples
+ * sign the same text: a signed link's name cannot be changed, and a name cannot be added to a link signed without.
  */
 export class UrlSigner {
   readonly #secret: Buffer;
@@ -30,23 +31,28 @@ export class UrlSigner {
     this.#secret = Buffer.from(secret);
   }
 
-  /** Signs a link to `blobId` valid until `expiresAtMs` (epoch ms, a non-negative integer). */
-  sign(blobId: string, expiresAtMs: number): SignedParams {
+  /**
+   * Signs a link to `blobId` valid until `expiresAtMs` (epoch ms, a non-negative integer), covering the download
+   * name `fileName` when given (the name as the link's path carries it, decoded).
+   */
+  sign(blobId: string, expiresAtMs: number, fileName?: string): SignedParams {
     if (!Number.isSafeInteger(expiresAtMs) || expiresAtMs < 0) {
       throw new RangeError(`expiresAtMs must be a non-negative integer, got ${expiresAtMs}`);
     }
-    return { expires: expiresAtMs, signature: this.#mac(blobId, String(expiresAtMs)).toString('base64url') };
+    if (blobId.includes('/')) throw new RangeError(`a blob id never holds "/", got ${blobId}`);
+    return { expires: expiresAtMs, signature: this.#mac(blobId, String(expiresAtMs), fileName).toString('base64url') };
   }
 
   /**
    * Checks a link's parameters as they arrive (strings from a query, or numbers).
    * `invalid` when the signature does not match (checked first, so a forged link never learns
-   * anything about expiry); `expired` when it matches but `nowMs` is at or past `expires`.
+   * anything about expiry); `expired` when it matches but `nowMs` is at or past `expires`. `fileName` is the
+   * link's download name, when its path has one: it must be the signed one.
    */
-  verify(blobId: string, expires: string | number, signature: string, nowMs: number): SignatureCheck {
+  verify(blobId: string, expires: string | number, signature: string, nowMs: number, fileName?: string): SignatureCheck {
     const expiresText = String(expires);
-    if (!/^\d{1,16}$/.test(expiresText)) return 'invalid';
-    const expected = this.#mac(blobId, expiresText);
+    if (!/^\d{1,16}$/.test(expiresText) || blobId.includes('/')) return 'invalid';
+    const expected = this.#mac(blobId, expiresText, fileName);
     const given = Buffer.from(signature, 'base64url');
     // Round-trip check: Buffer.from ignores junk characters, so only the canonical spelling counts.
     if (given.toString('base64url') !== signature || given.length !== expected.length) return 'invalid';
@@ -54,8 +60,9 @@ export class UrlSigner {
     return nowMs >= Number(expiresText) ? 'expired' : 'ok';
   }
 
-  #mac(blobId: string, expires: string): Buffer {
-    return createHmac('sha256', this.#secret).update(`${expires}:${blobId}`).digest();
+  #mac(blobId: string, expires: string, fileName: string | undefined): Buffer {
+    const text = fileName === undefined ? `${expires}:${blobId}` : `${expires}:${blobId}/${fileName}`;
+    return createHmac('sha256', this.#secret).update(text, 'utf8').digest();
   }
 }
 

@@ -45,6 +45,18 @@ describe('UrlSigner', () => {
     assert.equal(signer.verify('blob-id-0001', expires, tamper(signature), EXPIRES + 1), 'invalid');
   });
 
+  it('covers the download name: a named signature fits only that name, and never the bare link or another id', () => {
+    const named = signer.sign('blob-id-0001', EXPIRES, 'clip.mp4');
+    assert.notEqual(named.signature, signature);
+    assert.equal(signer.verify('blob-id-0001', EXPIRES, named.signature, NOW, 'clip.mp4'), 'ok');
+    assert.equal(signer.verify('blob-id-0001', EXPIRES, named.signature, NOW, 'clip.html'), 'invalid');
+    assert.equal(signer.verify('blob-id-0001', EXPIRES, named.signature, NOW), 'invalid');
+    assert.equal(signer.verify('blob-id-0001', EXPIRES, signature, NOW, 'clip.mp4'), 'invalid');
+    // "id/name" must not pass for an id holding the slash.
+    assert.equal(signer.verify('blob-id-0001/clip.mp4', EXPIRES, named.signature, NOW), 'invalid');
+    assert.throws(() => signer.sign('a/b', EXPIRES), RangeError);
+  });
+
   it('refuses short secrets and bad expiries', () => {
     assert.throws(() => new UrlSigner(randomBytes(8)), RangeError);
     assert.throws(() => signer.sign('blob-id-0001', 1.5), RangeError);

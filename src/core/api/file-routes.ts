@@ -1,7 +1,10 @@
+import { create as contentDisposition } from 'content-disposition';
 import type { Route, RouteContext } from '../http/router.js';
 import type { CoreResponse } from '../http/types.js';
 import { ApiError } from '../errors.js';
 import type { ApiDeps } from './deps.js';
+import { downloadName } from '../file-name.js';
+import type { BlobLinkSigner } from '../links.js';
 
 /** Parses a single `bytes=` range; `undefined` for none, `'unsatisfiable'` when out of bounds. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
@@ -23,16 +26,35 @@ export function parseRange(header: string | undefined, size: number): { start: n
 }
 
 /**
+ * Checks a link's signature. A name in the path must be the signed one; a link signed without a name (the
+ * `/files/:id` shape, or a link handed out before names were signed) still works with any name appended, but that
+ * name is ignored. Returns the verdict and the download name the link may use.
+ */
+function checkLink(
+  signer: BlobLinkSigner,
+  link: { id: string; name?: string; expires: number; signature: string },
+): { verdict: 'ok' | 'expired' | 'invalid'; name?: string } {
+  const now = Date.now();
+  if (link.name !== undefined) {
+    const verdict = signer.verify(link.id, link.expires, link.signature, now, link.name);
+    if (verdict !== 'invalid') return { verdict, name: link.name };
+  }
+  return { verdict: signer.verify(link.id, link.expires, link.signature, now) };
+}
+
+/**
  * GET/HEAD /files/:id[/:name]?expires=…&signature=…: the signed links of responses. No key needed;
  * the signature is the credential. Range requests work, so browsers can seek in an mp4.
  * Invalid signature → 403; expired link → 410; file deleted by retention → 410.
+ * The download name (`Content-Disposition: inline`, RFC 6266 with an RFC 5987 `filename*`) is the signed name of
+ * the link, else the stored file name of the blob, else none.
  */
 export function fileRoutes(deps: ApiDeps): Route[] {
   const serve = async ({ request, params }: RouteContext): Promise<CoreResponse> => {
     const id = params.id!;
     const expires = Number(request.query.get('expires'));
     const signature = request.query.get('signature') ?? '';
-    const verdict = deps.signer.verify(id, expires, signature, Date.now());
+    const { verdict, name } = checkLink(deps.signer, { id, name: params.name, expires, signature });
     if (verdict === 'invalid') throw new ApiError(403, 'invalid_signature', 'this link is not valid');
     if (verdict === 'expired') throw new ApiError(410, 'link_expired', 'this link has expired; fetch the resource again for a fresh link');
     const info = await deps.blobs.stat(id);
@@ -43,7 +65,8 @@ export function fileRoutes(deps: ApiDeps): Route[] {
       'cache-control': 'private, max-age=3600',
       etag: `"${info.id}-${info.size}"`,
     };
-    if (params.name) headers['content-disposition'] = `inline; filename="${params.name.replace(/["\\\r\n]/g, '_')}"`;
+    const fileName = name ?? info.meta.fileName;
+    if (fileName) headers['content-disposition'] = contentDisposition(downloadName(fileName), { type: 'inline' });
     const rangeHeader = request.headers['range'];
     const range = parseRange(Array.isArray(rangeHeader) ? rangeHeader[0] : rangeHeader, info.size);
     if (range === 'unsatisfiable') {

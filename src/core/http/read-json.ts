@@ -1,5 +1,6 @@
 import type { CoreRequest } from './types.js';
 import { ApiError } from '../errors.js';
+import { readBody } from './read-body.js';
 
 /** Whether the request declares a JSON body (`application/json`, any charset; `+json` types too). */
 export function isJson(request: CoreRequest): boolean {
@@ -9,7 +10,8 @@ export function isJson(request: CoreRequest): boolean {
 
 /**
  * Reads and parses the JSON body, or takes the one a host body parser already produced.
- * 415 when not JSON, 413 over `maxBytes`, 400 when it does not parse.
+ * 415 when not JSON, 413 over `maxBytes` (with `Connection: close` when the rest of the body was not read off,
+ * see {@link readBody}), 400 when it does not parse or the body was cut off.
  */
 export async function readJson(request: CoreRequest, maxBytes: number): Promise<unknown> {
   if (!isJson(request)) {
@@ -17,28 +19,16 @@ export async function readJson(request: CoreRequest, maxBytes: number): Promise<
   }
   if (request.parsedBody !== undefined) return request.parsedBody;
   const declared = Number(request.headers['content-length'] ?? NaN);
-  if (declared > maxBytes) throw tooLarge(maxBytes);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Leave the stream open on early exit: the rest is drained so the client still reads the 413.
-  for await (const chunk of request.bodyStream.iterator({ destroyOnReturn: false })) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    size += buffer.length;
-    if (size > maxBytes) {
-      request.bodyStream.resume();
-      throw tooLarge(maxBytes);
-    }
-    chunks.push(buffer);
+  const read = await readBody(request.bodyStream, maxBytes, Number.isFinite(declared) ? declared : undefined);
+  if (read.kind === 'too_large') {
+    throw new ApiError(413, 'payload_too_large', `the JSON body exceeds ${maxBytes} bytes`, undefined, read.keepAlive ? undefined : { connection: 'close' });
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  if (read.kind === 'aborted') throw ApiError.badRequest('invalid_json', 'the request body was cut off before its end');
+  const text = read.bytes.toString('utf8');
   if (text.trim() === '') throw ApiError.badRequest('invalid_json', 'the request body is empty; send a JSON object');
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
     throw ApiError.badRequest('invalid_json', `the request body is not valid JSON: ${(error as Error).message}`);
   }
-}
-
-function tooLarge(maxBytes: number): ApiError {
-  return new ApiError(413, 'payload_too_large', `the JSON body exceeds ${maxBytes} bytes`);
 }

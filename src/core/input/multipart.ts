@@ -5,6 +5,8 @@ import type { BlobRef } from '../job.js';
 import { BlobTooLargeError, type BlobStore } from '../../storage/blob-store.js';
 import { UploadError } from './errors.js';
 import { cleanMediaType } from './media-type.js';
+import { truncateUtf8 } from '../file-name.js';
+import { consoleLogger, type Logger } from '../logger.js';
 
 /** The request headers {@link receiveUpload} reads. */
 export interface UploadHeaders {
@@ -22,12 +24,14 @@ export interface ReceiveUploadOptions {
   retentionMs: number;
   /** Clock, for tests. */
   now?: () => Date;
+  /** Where a failure to delete a rejected upload's blob is reported. Default: the console. */
+  logger?: Logger;
 }
 
 /** A stored upload. */
 export interface ReceivedUpload {
   blob: BlobRef;
-  /** The client's file name (base name only, control characters removed). */
+  /** The client's file name (base name only, control characters removed, at most 255 bytes of UTF-8). */
   fileName: string;
   /** The part's media type, or `application/octet-stream`. */
   contentType: string;
@@ -73,7 +77,7 @@ export function receiveUpload(
       stream.unpipe(parser);
       if (!parser.destroyed) parser.destroy();
       stream.resume(); // discard whatever the client still sends
-      conclude(upload, failure, blobs).then(resolve, reject);
+      conclude(upload, failure, blobs, opts.logger ?? consoleLogger).then(resolve, reject);
     };
 
     parser.on('file', (name: string, file: Readable, info: FileInfo) => {
@@ -147,6 +151,7 @@ async function conclude(
   upload: Promise<ReceivedUpload> | undefined,
   failure: UploadError | undefined,
   blobs: BlobStore,
+  logger: Logger,
 ): Promise<ReceivedUpload> {
   let received: ReceivedUpload | undefined;
   let storeError: unknown;
@@ -168,12 +173,19 @@ async function conclude(
         ? new UploadError('missing_file', 'the file part is empty')
         : undefined);
   if (error === undefined && received) return received;
-  if (received) await blobs.delete(received.blob.id).catch(() => undefined);
+  if (received) {
+    const id = received.blob.id;
+    await blobs.delete(id).catch((deleteError: unknown) => {
+      // The upload is refused either way; the blob is left for the retention sweeper.
+      logger.warn('could not delete a rejected upload', { blob: id, error: String(deleteError) });
+    });
+  }
   throw error;
 }
 
+/** Base name only, control characters removed, cut to 255 bytes of UTF-8 between characters; `upload` when empty. */
 function cleanFileName(raw: string | undefined): string {
   // eslint-disable-next-line no-control-regex
   const name = basename((raw ?? '').replace(/\\/g, '/')).replace(/[\u0000-\u001f\u007f]/g, '').trim();
-  return name.slice(0, 255) || 'upload';
+  return truncateUtf8(name, 255).trim() || 'upload';
 }
