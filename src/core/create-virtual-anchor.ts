@@ -5,7 +5,7 @@ import type { VirtualAnchorOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { consoleLogger, silentLogger, type Logger } from './logger.js';
 import { TOKENS } from './tokens.js';
-import { ApiError } from './errors.js';
+import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from './errors.js';
 import type { CoreRequest, CoreResponse } from './http/types.js';
 import { HttpCore } from './service.js';
 import { LinkBuilder } from './links.js';
@@ -13,10 +13,8 @@ import type { ApiDeps } from './api/deps.js';
 import { buildRoutes } from './api/routes.js';
 import { buildOpenApi } from './api/openapi.js';
 import { buildServices, type Services } from './wiring/build-services.js';
-import type { Route } from './http/router.js';
 import { Startup } from './startup.js';
 import type { JobStore } from '../storage/job-store.js';
-import { isStoreUnavailable } from '../storage/store-unavailable-error.js';
 
 /** A mounted instance of the service: what adapters wrap. Two instances never share state. */
 export interface VirtualAnchor {
@@ -96,7 +94,7 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     openapi: () => (openapi ??= buildOpenApi(paging, '')),
   };
   const http = new HttpCore(
-    buildRoutes(deps).map(answeringUnavailable),
+    buildRoutes(deps),
     {
       basePath: resolved.basePath,
       publicUrl: resolved.publicUrl,
@@ -107,7 +105,7 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     logger,
     async () => {
       await startup.get().catch((error: unknown) => {
-        throw new ApiError(503, 'unavailable', `the service failed to start: ${String((error as Error)?.message ?? error)}`, undefined, RETRY_AFTER);
+        throw new ApiError(503, 'unavailable', `the service failed to start: ${String((error as Error)?.message ?? error)}`, undefined, { 'retry-after': UNAVAILABLE_RETRY_AFTER_S });
       });
     },
   );
@@ -130,24 +128,6 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
       });
       return closing;
     },
-  };
-}
-
-/** Asks clients to retry a 503 after this many seconds. */
-const RETRY_AFTER = { 'retry-after': '1' };
-
-/**
- * A route whose store failures become 503 `unavailable`: the store could not be reached in time
- * and nothing of the request was queued (the store has logged the outage once).
- */
-function answeringUnavailable(route: Route): Route {
-  return {
-    ...route,
-    handle: (context) =>
-      route.handle(context).catch((error: unknown) => {
-        if (!isStoreUnavailable(error)) throw error;
-        throw new ApiError(503, 'unavailable', 'the job store is unreachable; retry later', undefined, RETRY_AFTER);
-      }),
   };
 }
 

@@ -22,7 +22,7 @@ export interface ErrorBody {
 }
 
 /** `retry-after` (seconds) of a 503 `unavailable` caused by a dependency: the job store or the `authenticate` hook. */
-export const UNAVAILABLE_RETRY_AFTER_S = '5';
+export const UNAVAILABLE_RETRY_AFTER_S = '1';
 
 /** An error that becomes an HTTP response with a JSON {@link ErrorBody}. */
 export class ApiError extends Error {

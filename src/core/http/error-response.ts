@@ -1,6 +1,7 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
 import { json, type CoreResponse } from './types.js';
 
 /** Headers on every answer of the middleware: no browser may guess another type than the declared one. */
@@ -13,13 +14,13 @@ export function errorResponse(error: ApiError): CoreResponse {
 
 /**
  * Turns anything a route threw into the JSON error answer: an {@link ApiError} as it is; a store that cannot be
- * reached (an error named `StoreUnavailableError`, recognised by name so that any store may throw one) as
+ * reached (a `StoreUnavailableError`, recognised by name so that any store may throw one) as
  * 503 `unavailable` with `retry-after`; anything else as 500 `internal_error`, logged with its stack.
  */
 export function toErrorResponse(error: unknown, logger: Logger, request: { method: string; path: string }): CoreResponse {
   if (error instanceof ApiError) return errorResponse(error);
   const where = { method: request.method, path: request.path };
-  if ((error as Error | undefined)?.name === 'StoreUnavailableError') {
+  if (isStoreUnavailable(error)) {
     logger.debug('request refused: the job store is unavailable', { ...where, error: String((error as Error).message) });
     return errorResponse(
       new ApiError(503, 'unavailable', 'the job store cannot be reached; retry later', undefined, { 'retry-after': UNAVAILABLE_RETRY_AFTER_S }),
