@@ -139,7 +139,7 @@ export async function buildServices(
   );
   const recovery = new Recovery(jobStore, scheduler, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
   const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger, jobStore);
-  const uploads = new MultipartUploadPort(blobs, options.limits.maxUploadBytes, options.retention.uploadsMs);
+  const uploads = new MultipartUploadPort(blobs, options.limits.maxUploadBytes, options.retention.uploadsMs, logger);
 
   return {
     jobs,

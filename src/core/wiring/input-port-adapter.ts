@@ -7,6 +7,7 @@ import type { InputPort, InputRequest, ResolvedInput } from '../jobs/input-port.
 import { ClientInputError } from '../input/errors.js';
 import type { InputResolver } from '../input/resolve-input.js';
 import { receiveUpload } from '../input/multipart.js';
+import type { Logger } from '../logger.js';
 
 /** Maps input problems to the HTTP errors of the API (400, or 413 when too large), naming the field. */
 function toApiError(error: unknown, field?: string, headers?: Record<string, string>): unknown {
@@ -43,6 +44,7 @@ export class MultipartUploadPort implements UploadPort {
     private readonly blobs: BlobStore,
     private readonly maxBytes: number,
     private readonly retentionMs: number,
+    private readonly logger: Logger,
   ) {}
 
   async receive(body: Readable, headers: HeaderMap, owner: string) {
@@ -55,7 +57,7 @@ export class MultipartUploadPort implements UploadPort {
         body,
         { 'content-type': first('content-type'), 'content-length': first('content-length') },
         this.blobs,
-        { owner, maxBytes: this.maxBytes, retentionMs: this.retentionMs },
+        { owner, maxBytes: this.maxBytes, retentionMs: this.retentionMs, logger: this.logger },
       );
       // Retention counts from the moment the file was stored, the same instant GET /v1/uploads/:id reports.
       const info = await this.blobs.stat(upload.blob.id);
