@@ -7,6 +7,7 @@ import { consoleLogger, silentLogger, type Logger } from './logger.js';
 import { TOKENS } from './tokens.js';
 import { ApiError } from './errors.js';
 import type { CoreRequest, CoreResponse } from './http/types.js';
+import type { Route } from './http/router.js';
 import { HttpCore } from './service.js';
 import { LinkBuilder } from './links.js';
 import type { ApiDeps } from './api/deps.js';
@@ -67,6 +68,7 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
 
   const paging = { defaultPerPage: resolved.limits.defaultPerPage, maxPerPage: resolved.limits.maxPerPage };
   let openapi: object | undefined;
+  const routes: Route[] = [];
   const deps: ApiDeps = {
     paging,
     maxJsonBytes: resolved.limits.maxJsonBytes,
@@ -86,10 +88,11 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
       return started().uploads;
     },
     links: (baseUrl) => new LinkBuilder(started().signer, baseUrl, resolved.retention.linkTtlMs),
-    openapi: () => (openapi ??= buildOpenApi(paging, '')),
+    openapi: () => (openapi ??= buildOpenApi(routes)),
   };
+  routes.push(...buildRoutes(deps));
   const http = new HttpCore(
-    buildRoutes(deps),
+    routes,
     {
       basePath: resolved.basePath,
       publicUrl: resolved.publicUrl,

@@ -48,8 +48,8 @@ export class HttpCore {
       return errorResponse(new ApiError(405, 'method_not_allowed', `use ${allowed} on this path`, undefined, { allow: allowed }));
     }
     try {
-      await this.ready();
       const { route, params } = match;
+      if (!route.whileStarting) await this.ready();
       const owner = route.access === 'key' ? await authenticateRequest(request.headers, this.settings.authenticate) : '';
       const baseUrl = this.settings.publicUrl ?? `${request.origin}${request.mountPath}${this.settings.basePath}`;
       const run = () => route.handle({ request, params, owner, baseUrl });

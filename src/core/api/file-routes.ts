@@ -2,6 +2,7 @@ import type { Route, RouteContext } from '../http/router.js';
 import type { CoreResponse } from '../http/types.js';
 import { ApiError } from '../errors.js';
 import type { ApiDeps } from './deps.js';
+import { fileRouteDoc } from './file-route-docs.js';
 
 /** Parses a single `bytes=` range; `undefined` for none, `'unsatisfiable'` when out of bounds. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
@@ -60,7 +61,7 @@ export function fileRoutes(deps: ApiDeps): Route[] {
     return { status, headers, kind: 'stream', body: stream };
   };
   return [
-    { method: 'GET', pattern: '/files/:id', access: 'public', family: 'none', handle: serve },
-    { method: 'GET', pattern: '/files/:id/:name', access: 'public', family: 'none', handle: serve },
+    { method: 'GET', pattern: '/files/:id', access: 'public', family: 'none', doc: fileRouteDoc(false), handle: serve },
+    { method: 'GET', pattern: '/files/:id/:name', access: 'public', family: 'none', doc: fileRouteDoc(true), handle: serve },
   ];
 }
