@@ -3,7 +3,7 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { resolve } from 'node:path';
 import type { VirtualAnchorOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
-import { consoleLogger, silentLogger, type Logger } from './logger.js';
+import { toLogger, type Logger } from './logger.js';
 import { TOKENS } from './tokens.js';
 import { ApiError } from './errors.js';
 import type { CoreRequest, CoreResponse } from './http/types.js';
@@ -14,6 +14,8 @@ import type { ApiDeps } from './api/deps.js';
 import { buildRoutes } from './api/routes.js';
 import { buildOpenApi } from './api/openapi.js';
 import { buildServices, type Services } from './wiring/build-services.js';
+import { PrometheusMetrics } from './metrics/prometheus-metrics.js';
+import { probeStores } from './operations/readiness.js';
 
 /** A mounted instance of the service: what adapters wrap. Two instances never share state. */
 export interface VirtualAnchor {
@@ -37,17 +39,25 @@ export interface VirtualAnchor {
  */
 export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAnchor {
   const { resolved, raw } = resolveOptions(options);
-  const logger: Logger = raw.logger === false ? silentLogger : (raw.logger ?? consoleLogger);
+  const logger: Logger = toLogger(raw.logger);
   const container = rootContainer.createChildContainer();
   container.register(TOKENS.Options, { useValue: resolved });
   container.register(TOKENS.Logger, { useValue: logger });
 
   let services: Services | undefined;
   let failure: unknown;
+  const metricsOption = typeof raw.metrics === 'object' ? raw.metrics : {};
+  const metrics = resolved.metrics
+    ? new PrometheusMetrics(
+        metricsOption.register,
+        () => services && ((kind) => services!.jobStore.uidsByStatus('pending', kind).then((uids) => uids.length)),
+        logger,
+      )
+    : undefined;
   const starting = (async () => {
     // Let the caller register its own backends on `container` before the defaults are built.
     await Promise.resolve();
-    return buildServices(container, resolved, raw, resolve(resolved.dataDir), logger);
+    return buildServices(container, resolved, raw, resolve(resolved.dataDir), logger, metrics);
   })().then(
     (built) => {
       services = built;
@@ -66,6 +76,7 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     return services;
   };
 
+  const failureText = () => String((failure as Error)?.message ?? failure);
   const paging = { defaultPerPage: resolved.limits.defaultPerPage, maxPerPage: resolved.limits.maxPerPage };
   let openapi: object | undefined;
   const routes: Route[] = [];
@@ -89,6 +100,12 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     },
     links: (baseUrl) => new LinkBuilder(started().signer, baseUrl, resolved.retention.linkTtlMs),
     openapi: () => (openapi ??= buildOpenApi(routes)),
+    async readiness() {
+      if (failure !== undefined) throw new ApiError(503, 'unavailable', `the service failed to start: ${failureText()}`);
+      if (!services) throw new ApiError(503, 'unavailable', 'the service is starting');
+      await probeStores(services);
+    },
+    metrics: resolved.metrics ? { path: resolved.metrics.path, scrape: () => metrics!.scrape() } : undefined,
   };
   routes.push(...buildRoutes(deps));
   const http = new HttpCore(
@@ -103,7 +120,7 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     logger,
     async () => {
       await starting.catch(() => {
-        throw new ApiError(503, 'unavailable', `the service failed to start: ${String((failure as Error)?.message ?? failure)}`);
+        throw new ApiError(503, 'unavailable', `the service failed to start: ${failureText()}`);
       });
     },
   );

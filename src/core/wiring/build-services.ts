@@ -21,9 +21,13 @@ import { Recovery } from '../maintenance/recovery.js';
 import { Sweeper } from '../maintenance/sweeper.js';
 import { MultipartUploadPort, ResolverInputPort } from './input-port-adapter.js';
 import { builtInEngines } from './built-in-engines.js';
+import { noMetrics, type MetricsRecorder } from '../metrics/metrics-recorder.js';
+import { ObservedJobStore } from '../metrics/observed-job-store.js';
 
 /** The running parts of one instance. */
 export interface Services {
+  /** The job store as the core uses it (observed by the metrics when they are on). */
+  jobStore: JobStore;
   jobs: JobService;
   catalogue: AvatarCatalogue;
   blobs: BlobStore;
@@ -44,6 +48,7 @@ export async function buildServices(
   raw: VirtualAnchorOptions,
   dataDir: string,
   logger: Logger,
+  metrics?: MetricsRecorder,
 ): Promise<Services> {
   const provide = async <T>(token: symbol, given: T | undefined, make: () => T | Promise<T>): Promise<T> => {
     if (!container.isRegistered(token, false)) {
@@ -56,9 +61,12 @@ export async function buildServices(
   };
   const backends = raw.backends ?? {};
 
-  const jobStore = await provide<JobStore>(TOKENS.JobStore, backends.jobStore, () =>
+  const storage = await provide<JobStore>(TOKENS.JobStore, backends.jobStore, () =>
     createJobStore({ redisUrl: options.redis, namespace: options.redisNamespace }),
   );
+  container.register<MetricsRecorder>(TOKENS.Metrics, { useValue: metrics ?? noMetrics });
+  // Metrics watch the store's transitions, so the job runner and the service carry no metrics code.
+  const jobStore: JobStore = metrics ? new ObservedJobStore(storage, metrics) : storage;
   const blobs = await provide<BlobStore>(TOKENS.BlobStore, backends.blobStore, () => new FsBlobStore(dataDir));
   const secret = options.signingSecret ? Buffer.from(options.signingSecret) : await loadOrCreateSecret(dataDir);
   const signer = await provide(TOKENS.UrlSigner, undefined, () => new UrlSigner(secret));
@@ -114,6 +122,7 @@ export async function buildServices(
   const uploads = new MultipartUploadPort(blobs, options.limits.maxUploadBytes, options.retention.uploadsMs);
 
   return {
+    jobStore,
     jobs,
     catalogue,
     blobs,
