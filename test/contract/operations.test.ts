@@ -4,11 +4,19 @@
  * logger as `logger`. Runs once per host framework.
  */
 import assert from 'node:assert/strict';
-import { Writable } from 'node:stream';
+import { Readable, Writable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { Registry } from 'prom-client';
-import { createVirtualAnchor, MemoryJobStore, type EngineContext, type LipSyncInput } from '../../src/index.js';
+import {
+  createVirtualAnchor,
+  MemoryJobStore,
+  type CoreResponse,
+  type EngineContext,
+  type ErrorBody,
+  type LipSyncInput,
+  type VirtualAnchor,
+} from '../../src/index.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError, waitFor, waitForJob } from '../helpers/checks.js';
 import { FakeLipSyncEngine } from '../helpers/engines.js';
@@ -20,7 +28,10 @@ const h = useHarness();
 /** A job store whose reads can be made to fail, as a Redis that went away would. */
 class FlakyJobStore extends MemoryJobStore {
   down = false;
+  /** Reads never answer (a Redis that stopped replying). */
+  silent = false;
   override async get(uid: string, owner?: string) {
+    if (this.silent) return new Promise<never>(() => undefined);
     if (this.down) throw new Error('connection refused');
     return super.get(uid, owner);
   }
@@ -142,6 +153,35 @@ describe('operations in one process', () => {
       assert.throws(() => createVirtualAnchor({ ...options, dataDir: `${h.fixtures.dir}/ops-c`, metrics: { register } }), /already been registered/);
     } finally {
       await Promise.all([first.close(), second.close()]);
+    }
+  });
+
+  it('is live but not ready while starting, after a failed start, and while the job store does not answer', async () => {
+    const options = { apiKeys: ['k'], logger: false as const, backends: { lipSync: false as const, separation: false as const, avatarRenderer: false as const } };
+    const get = (instance: VirtualAnchor, path: string) =>
+      instance.handle({ method: 'GET', path, query: new URLSearchParams(), headers: {}, origin: 'http://x', mountPath: '', bodyStream: Readable.from([]) });
+    const body = (response: CoreResponse | undefined) => [response?.status, response?.kind === 'json' ? response.body : undefined];
+
+    const store = new FlakyJobStore();
+    const unreachable = createVirtualAnchor({ ...options, dataDir: `${h.fixtures.dir}/ops-silent`, backends: { ...options.backends, jobStore: store } });
+    const failed = createVirtualAnchor({ ...options, dataDir: `${h.fixtures.dir}/ops-failed`, avatars: { directory: `${h.fixtures.dir}/no-such-folder` } });
+    try {
+      assert.deepEqual(body(await get(unreachable, '/readyz')), [503, { error: { code: 'unavailable', message: 'the service is starting' } }]);
+      await unreachable.ready();
+      store.silent = true;
+      assert.deepEqual(body(await get(unreachable, '/healthz')), [200, { status: 'ok' }]);
+      const [status, error] = body(await get(unreachable, '/readyz')) as [number, ErrorBody];
+      assert.equal(status, 503);
+      assert.equal(error.error.message, 'not ready: job store: no answer within 2000 ms');
+
+      await assert.rejects(failed.ready());
+      assert.deepEqual(body(await get(failed, '/healthz')), [200, { status: 'ok' }]);
+      const [failedStatus, failedError] = body(await get(failed, '/readyz')) as [number, ErrorBody];
+      assert.deepEqual([failedStatus, failedError.error.code], [503, 'unavailable']);
+      assert.match(failedError.error.message, /^the service failed to start: /);
+    } finally {
+      store.silent = false;
+      await Promise.all([failed.close(), unreachable.close()]);
     }
   });
 
