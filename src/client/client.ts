@@ -30,6 +30,17 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of calls that create something. */
+export interface CreateOptions extends CallOptions {
+  /**
+   * Sent as the `Idempotency-Key` header: a retried creation with the same key and body answers the first
+   * result instead of creating again (on service versions that support it; others ignore the header).
+   */
+  idempotencyKey?: string;
+}
+
+const idempotency = (options: CreateOptions) => (options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : undefined);
+
 /** Paging of list calls. */
 export interface ListOptions extends CallOptions {
   page?: number;
@@ -59,8 +70,9 @@ export class JobCollection<Create, Created, Job extends { status: JobStatus }, L
   ) {}
 
   /** Creates a job; the API answers a one-item array, this returns the item. */
-  async create(body: Create, options: CallOptions = {}): Promise<Created> {
-    const created = await send<Created[]>(this.settings, { method: 'POST', path: this.path, json: body, signal: options.signal });
+  async create(body: Create, options: CreateOptions = {}): Promise<Created> {
+    const headers = idempotency(options);
+    const created = await send<Created[]>(this.settings, { method: 'POST', path: this.path, json: body, signal: options.signal, headers });
     return created[0]!;
   }
 
@@ -121,7 +133,7 @@ export class VirtualAnchorClient {
      * Uploads a file (one multipart part `file`); its `url` is usable as `audioUrl`/`audioUri`/`backgroundUrl`
      * by the same key for 24 h. `onProgress` (0 to 1) works in browsers.
      */
-    create(file: Blob, options?: CallOptions & { fileName?: string; onProgress?: (fraction: number) => void }): Promise<Upload>;
+    create(file: Blob, options?: CreateOptions & { fileName?: string; onProgress?: (fraction: number) => void }): Promise<Upload>;
     get(id: string, options?: CallOptions): Promise<Upload>;
   };
 
@@ -138,11 +150,12 @@ export class VirtualAnchorClient {
       get: (uid, { signal } = {}) => send(settings, { method: 'GET', path: `/v2/avatar${item(uid)}`, signal }),
     };
     this.uploads = {
-      create(file, { fileName, onProgress, signal } = {}) {
+      create(file, options = {}) {
+        const { fileName, onProgress, signal } = options;
         const form = new FormData();
         const name = fileName ?? (file as Blob & { name?: string }).name ?? 'upload';
         form.append('file', file, name);
-        const spec = { method: 'POST' as const, path: '/v1/uploads', form, signal };
+        const spec = { method: 'POST' as const, path: '/v1/uploads', form, signal, headers: idempotency(options) };
         return onProgress ? sendWithProgress<Upload>(settings, spec, onProgress) : send<Upload>(settings, spec);
       },
       get: (id, { signal } = {}) => send(settings, { method: 'GET', path: `/v1/uploads${item(id)}`, signal }),

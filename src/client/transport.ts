@@ -17,6 +17,8 @@ export interface RequestSpec {
   json?: unknown;
   form?: FormData;
   signal?: AbortSignal;
+  /** Extra request headers (e.g. `idempotency-key`). */
+  headers?: Record<string, string>;
 }
 
 /** Parses a response body as JSON when it is JSON, else `undefined`. */
@@ -37,7 +39,7 @@ export function apiError(status: number, bodyText: string, retryAfter: string | 
 
 /** Sends one request and returns its JSON answer; throws the client's typed errors. */
 export async function send<T>(settings: TransportSettings, spec: RequestSpec): Promise<T> {
-  const headers: Record<string, string> = { key: settings.apiKey, accept: 'application/json' };
+  const headers: Record<string, string> = { ...spec.headers, key: settings.apiKey, accept: 'application/json' };
   if (spec.json !== undefined) headers['content-type'] = 'application/json';
   let response: Response;
   try {
@@ -87,6 +89,7 @@ export function sendWithProgress<T>(settings: TransportSettings, spec: RequestSp
     xhr.open(spec.method, `${settings.baseUrl}${spec.path}`);
     xhr.setRequestHeader('key', settings.apiKey);
     xhr.setRequestHeader('accept', 'application/json');
+    for (const [name, value] of Object.entries(spec.headers ?? {})) xhr.setRequestHeader(name, value);
     xhr.upload.addEventListener('progress', (event) => {
       if (event.lengthComputable && event.total > 0) onProgress(event.loaded / event.total);
     });

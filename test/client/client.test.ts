@@ -160,24 +160,28 @@ describe('virtual-anchor/client against a real instance (Express)', { timeout: S
     assert.ok(errors.every((e) => e instanceof VirtualAnchorNetworkError));
   });
 
-  it('cancels with POST <collection>/{id}/cancel', async () => {
+  it('cancels with POST <collection>/{id}/cancel and sends an idempotency key on creation', async () => {
     const calls: string[] = [];
+    const sentKeys: (string | undefined)[] = [];
     const recording = new VirtualAnchorClient({
       baseUrl: `${app.origin}/media`,
       apiKey: KEYS.d,
       fetch: (input, init) => {
         calls.push(`${init?.method} ${String(input)}`);
+        sentKeys.push((init?.headers as Record<string, string>)['idempotency-key']);
         return fetch(input, init);
       },
     });
-    const created = await api.sourceSeparations.create({ audioUri: h.url('speech.wav') });
+    const created = await recording.sourceSeparations.create({ audioUri: h.url('speech.wav') }, { idempotencyKey: 'retry-1' });
     // The cancel routes come with another change; whatever this instance answers, the request went to the right place.
     await recording.sourceSeparations.cancel(created.uid).catch((e: unknown) => assert.ok(e instanceof VirtualAnchorApiError));
     await recording.avatarVideos.cancel('a/b').catch((e: unknown) => assert.ok(e instanceof VirtualAnchorApiError));
     assert.deepEqual(calls, [
+      `POST ${app.origin}/media/v1/sourceSeparations`,
       `POST ${app.origin}/media/v1/sourceSeparations/${created.uid}/cancel`,
       `POST ${app.origin}/media/v2/2davatar/a%2Fb/cancel`,
     ]);
+    assert.deepEqual(sentKeys, ['retry-1', undefined, undefined]);
     await waitFor('the separation to end', async () => ((await api.sourceSeparations.get(created.uid)).status === 'completed' ? true : undefined));
   });
 });
