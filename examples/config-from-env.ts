@@ -1,5 +1,6 @@
 import type { VirtualAnchorOptions } from '../src/index.js';
 import { randomBytes } from 'node:crypto';
+import pino from 'pino';
 
 /** The example servers' operator contract: options from environment variables (see README). */
 export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): { options: VirtualAnchorOptions; port: number; devKey?: string } {
@@ -14,7 +15,9 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): { options:
       publicUrl: env.VIRTUAL_ANCHOR_PUBLIC_URL || undefined,
       allowPrivateUrls: env.VIRTUAL_ANCHOR_ALLOW_PRIVATE_URLS === '1',
       redis: env.REDIS_URL || undefined,
-      logger: console,
+      // Any pino logger works as `logger` (so do console and winston).
+      logger: pino({ level: env.LOG_LEVEL ?? 'info' }),
+      metrics: env.VIRTUAL_ANCHOR_METRICS === '1',
     },
   };
 }

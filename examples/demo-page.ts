@@ -26,8 +26,8 @@ const TYPES: Record<string, string> = {
   '.js': 'text/javascript; charset=utf-8',
 };
 
-/** Only what the page is made of; media and API links go to the middleware. */
-const FILE = /^\/(?:[a-z0-9][a-z0-9-]*\.(?:html|css|js))?$/;
+/** Only what the page is made of (its files and the typed client under client/); media and API links go to the middleware. */
+const FILE = /^\/(?:(?:client\/)?[a-z0-9][a-z0-9-]*\.(?:html|css|js))?$/;
 
 const HEADERS = {
   'Cache-Control': 'no-cache',

@@ -20,6 +20,8 @@ export function serve(
     console.log(`virtual-anchor (${framework}) listening on http://localhost:${port}`);
     if (devKey) console.log(`development API key (set VIRTUAL_ANCHOR_API_KEYS to choose your own): ${devKey}`);
     console.log(`demo page: http://localhost:${port}/  OpenAPI document: http://localhost:${port}/v1/openapi.json`);
+    console.log(`health: http://localhost:${port}/healthz  readiness: http://localhost:${port}/readyz`);
+    if (instance.options.metrics) console.log(`metrics: http://localhost:${port}${instance.options.metrics.path}`);
   });
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals) => {

@@ -12,7 +12,8 @@ export { createVirtualAnchor, type VirtualAnchor } from './core/create-virtual-a
 export { OptionsError, type VirtualAnchorOptions, type ResolvedOptions } from './core/options.js';
 export { TOKENS } from './core/tokens.js';
 export type { AuthenticateFn } from './core/auth.js';
-export type { Logger } from './core/logger.js';
+export { toLogger, type Logger } from './core/logger.js';
+export type { MetricsRecorder } from './core/metrics/metrics-recorder.js';
 export type { ErrorBody, FieldIssue } from './core/errors.js';
 export type { CoreRequest, CoreResponse, HeaderMap } from './core/http/types.js';
 export type {

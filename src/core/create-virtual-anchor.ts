@@ -3,10 +3,11 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { resolve } from 'node:path';
 import type { VirtualAnchorOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
-import { consoleLogger, silentLogger, type Logger } from './logger.js';
+import { toLogger, type Logger } from './logger.js';
 import { TOKENS } from './tokens.js';
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from './errors.js';
 import type { CoreRequest, CoreResponse } from './http/types.js';
+import type { Route } from './http/router.js';
 import { HttpCore } from './service.js';
 import { LinkBuilder } from './links.js';
 import type { ApiDeps } from './api/deps.js';
@@ -15,6 +16,8 @@ import { buildOpenApi } from './api/openapi.js';
 import { buildServices, type Services } from './wiring/build-services.js';
 import { Startup } from './startup.js';
 import type { JobStore } from '../storage/job-store.js';
+import { PrometheusMetrics, type PendingCounter } from './metrics/prometheus-metrics.js';
+import { probeStores } from './operations/readiness.js';
 
 /** A mounted instance of the service: what adapters wrap. Two instances never share state. */
 export interface VirtualAnchor {
@@ -48,16 +51,27 @@ export interface VirtualAnchor {
  */
 export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAnchor {
   const { resolved, raw } = resolveOptions(options);
-  const logger: Logger = raw.logger === false ? silentLogger : (raw.logger ?? consoleLogger);
+  const logger: Logger = toLogger(raw.logger);
   const container = rootContainer.createChildContainer();
   container.register(TOKENS.Options, { useValue: resolved });
   container.register(TOKENS.Logger, { useValue: logger });
 
-  const startup = new Startup<Services>(
+  const metricsOption = typeof raw.metrics === 'object' ? raw.metrics : {};
+  const metrics = resolved.metrics
+    ? new PrometheusMetrics(
+        metricsOption.register,
+        (): PendingCounter | undefined => {
+          const services: Services | undefined = startup.value;
+          return services && ((kind) => services.jobStore.uidsByStatus('pending', kind).then((uids) => uids.length));
+        },
+        logger,
+      )
+    : undefined;
+  const startup: Startup<Services> = new Startup<Services>(
     async () => {
       // Let the caller register its own backends on `container` before the defaults are built.
       await Promise.resolve();
-      return buildServices(container, resolved, raw, resolve(resolved.dataDir), logger);
+      return buildServices(container, resolved, raw, resolve(resolved.dataDir), logger, metrics);
     },
     (built) => built.start(),
     logger,
@@ -70,8 +84,10 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     return services;
   };
 
+  const failureText = (error: unknown) => String((error as Error)?.message ?? error);
   const paging = { defaultPerPage: resolved.limits.defaultPerPage, maxPerPage: resolved.limits.maxPerPage };
   let openapi: object | undefined;
+  const routes: Route[] = [];
   const deps: ApiDeps = {
     paging,
     maxJsonBytes: resolved.limits.maxJsonBytes,
@@ -91,10 +107,19 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
       return started().uploads;
     },
     links: (baseUrl) => new LinkBuilder(started().signer, baseUrl, resolved.retention.linkTtlMs),
-    openapi: () => (openapi ??= buildOpenApi(paging, '')),
+    openapi: () => (openapi ??= buildOpenApi(routes)),
+    async readiness() {
+      const services = startup.value;
+      if (services) return probeStores(services);
+      const failure = startup.failure;
+      if (failure !== undefined) throw new ApiError(503, 'unavailable', `the service failed to start: ${failureText(failure)}`);
+      throw new ApiError(503, 'unavailable', 'the service is starting');
+    },
+    metrics: resolved.metrics ? { path: resolved.metrics.path, scrape: () => metrics!.scrape() } : undefined,
   };
+  routes.push(...buildRoutes(deps));
   const http = new HttpCore(
-    buildRoutes(deps),
+    routes,
     {
       basePath: resolved.basePath,
       publicUrl: resolved.publicUrl,
@@ -105,7 +130,9 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     logger,
     async () => {
       await startup.get().catch((error: unknown) => {
-        throw new ApiError(503, 'unavailable', `the service failed to start: ${String((error as Error)?.message ?? error)}`, undefined, { 'retry-after': UNAVAILABLE_RETRY_AFTER_S });
+        throw new ApiError(503, 'unavailable', `the service failed to start: ${failureText(error)}`, undefined, {
+          'retry-after': UNAVAILABLE_RETRY_AFTER_S,
+        });
       });
     },
   );

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { AuthenticateFn } from './auth.js';
+import type { Registry } from 'prom-client';
 import type { Logger } from './logger.js';
 import type { JobStore } from '../storage/job-store.js';
 import type { BlobStore } from '../storage/blob-store.js';
@@ -47,8 +48,16 @@ export interface VirtualAnchorOptions {
   ffmpegPath?: string;
   /** Explicit ffprobe binary. Default: `FFPROBE_PATH`, then the system ffprobe, then `@ffprobe-installer/ffprobe`. */
   ffprobePath?: string;
-  /** Where log lines go. Default: warnings and errors to the console. Pass `false` to silence. */
+  /**
+   * Where log lines go: a `console`-like logger, winston, or pino (recognised and called as `logger.warn(fields, message)`).
+   * Default: warnings and errors to the console. Pass `false` to silence.
+   */
   logger?: Logger | false;
+  /**
+   * Prometheus metrics (prom-client) at `GET <basePath>/metrics`, no key. `true` or `{ path, register }`; `register` is a
+   * prom-client `Registry` to add them to (default: the instance's own, so two instances never clash). Default off.
+   */
+  metrics?: boolean | { path?: string; register?: Registry };
   /** Concurrency limits. */
   concurrency?: {
     /** Jobs of one key and one API family processed at once. Default 1 (the spec's per-key limit). */
@@ -161,6 +170,17 @@ export const optionsSchema = z
     ffmpegPath: z.string().min(1).optional(),
     ffprobePath: z.string().min(1).optional(),
     logger: z.union([z.literal(false), obj]).optional(),
+    metrics: z
+      .union([
+        z.boolean(),
+        z
+          .object({
+            path: z.string().regex(/^(\/[A-Za-z0-9._~-]+)+$/, 'metrics.path must look like `/metrics`').optional(),
+            register: obj.optional(),
+          })
+          .strict(),
+      ])
+      .default(false),
     concurrency: z
       .object({
         jobsPerKey: posInt.default(1),
@@ -242,6 +262,8 @@ export interface ResolvedOptions
     v2RequestsPerKey: number;
   };
   limits: Required<NonNullable<VirtualAnchorOptions['limits']>>;
+  /** Where the metrics are served, or `false` when they are off. */
+  metrics: { path: string } | false;
   retention: Required<NonNullable<VirtualAnchorOptions['retention']>>;
 }
 

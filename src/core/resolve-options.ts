@@ -35,6 +35,7 @@ export function resolveOptions(input: VirtualAnchorOptions): { resolved: Resolve
       maxQueuedRequestsPerKey: o.concurrency.maxQueuedRequestsPerKey,
     },
     limits: o.limits,
+    metrics: o.metrics === false ? false : { path: (o.metrics === true ? undefined : o.metrics.path) ?? '/metrics' },
     retention: o.retention,
   };
   return { resolved, raw: input };

@@ -60,8 +60,8 @@ export class HttpCore {
       const allowed = [...new Set(match.allowed)].join(', ');
       return errorResponse(new ApiError(405, 'method_not_allowed', `use ${allowed} on this path`, undefined, { allow: allowed }));
     }
-    await this.ready();
     const { route, params } = match;
+    if (!route.whileStarting) await this.ready();
     const owner = route.access === 'key' ? await authenticateRequest(request.headers, this.settings.authenticate, this.logger) : '';
     const baseUrl = this.settings.publicUrl ?? `${request.origin}${request.mountPath}${this.settings.basePath}`;
     const run = () => route.handle({ request, params, owner, baseUrl });

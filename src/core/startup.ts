@@ -28,6 +28,11 @@ export class Startup<T> {
     return this.#value;
   }
 
+  /** The error of the last failed attempt, while start-up has not succeeded since; `undefined` otherwise. */
+  get failure(): unknown {
+    return this.#failure?.error;
+  }
+
   /** Starts in the background (the first attempt); a failure is logged, and retried on the next {@link Startup.get}. */
   start(): void {
     this.get().catch((error: unknown) => this.logger.debug('start-up attempt failed (logged above)', { error: String(error) }));

@@ -14,4 +14,6 @@ export const TOKENS = {
   SeparationEngine: Symbol.for('virtual-anchor.SeparationEngine'),
   AvatarRenderer: Symbol.for('virtual-anchor.AvatarRenderer'),
   AvatarDefinitions: Symbol.for('virtual-anchor.AvatarDefinitions'),
+  /** The instance's `MetricsRecorder` (a no-op when `metrics` is off); report to it, do not replace it. */
+  Metrics: Symbol.for('virtual-anchor.Metrics'),
 } as const;

@@ -5,8 +5,16 @@ import type { SeparationCreatedView, SeparationListItemView, SeparationView } fr
 
 /**
  * Projections of job records onto the spec's response shapes. Each function returns exactly the fields
- * the spec lists for that response, plus the documented `errorReason` extension on failed jobs.
+ * the spec lists for that response, plus the documented extensions: `progress` while ongoing, `errorReason` on failed jobs.
  */
+
+/** `progress` from 0 to 1 while `ongoing` (0 until the engine first reports); absent in every other state. */
+export function progressOf(job: Job): { progress?: number } {
+  if (job.status !== 'ongoing') return {};
+  const { done = 0, total = 0 } = job.progress ?? {};
+  const fraction = total > 0 && Number.isFinite(done / total) ? done / total : 0;
+  return { progress: Math.min(1, Math.max(0, fraction)) };
+}
 
 const reason = (job: Job) => (job.status === 'error' && job.failure ? { errorReason: { ...job.failure } } : {});
 const stamps = (job: Job) => ({ uid: job.uid, status: job.status, createdAt: job.createdAt, updatedAt: job.updatedAt });
@@ -19,7 +27,7 @@ export function avatarVideoCreated(job: AvatarVideoJob): AvatarVideoCreatedView 
 
 export function avatarVideoView(job: AvatarVideoJob, links: LinkBuilder): AvatarVideoView {
   const result = usable(job, job.result);
-  return { ...stamps(job), path: links.to(result?.video, `${job.uid}.mp4`), ...reason(job) };
+  return { ...stamps(job), path: links.to(result?.video, `${job.uid}.mp4`), ...progressOf(job), ...reason(job) };
 }
 
 export function separationCreated(job: SeparationJob): SeparationCreatedView {
@@ -36,7 +44,7 @@ function stemPaths(job: SeparationJob, links: LinkBuilder) {
 }
 
 export function separationListItem(job: SeparationJob, links: LinkBuilder): SeparationListItemView {
-  return { ...stamps(job), path: stemPaths(job, links), ...reason(job) };
+  return { ...stamps(job), path: stemPaths(job, links), ...progressOf(job), ...reason(job) };
 }
 
 export function separationView(job: SeparationJob, links: LinkBuilder): SeparationView {
@@ -48,6 +56,7 @@ export function separationView(job: SeparationJob, links: LinkBuilder): Separati
     status: job.status,
     createdAt: job.createdAt,
     updatedAt: job.updatedAt,
+    ...progressOf(job),
     ...reason(job),
   };
 }

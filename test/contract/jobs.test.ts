@@ -65,8 +65,8 @@ for (const adapter of ADAPTERS) {
           await app.lipSync.started(startedBefore + 1);
           const ongoing = await app.http.get(`/v2/2davatar/${uid}`).set('key', KEYS.a);
           assert.equal(ongoing.status, 200);
-          assertKeys(ongoing.body, VIDEO_KEYS, 'ongoing job');
-          assert.deepEqual([ongoing.body.status, ongoing.body.path], ['ongoing', '']);
+          assertKeys(ongoing.body, [...VIDEO_KEYS, 'progress'], 'ongoing job');
+          assert.deepEqual([ongoing.body.status, ongoing.body.path, ongoing.body.progress], ['ongoing', '', 0]);
           assert.equal(ongoing.body.createdAt, created.createdAt);
         } finally {
           release();
@@ -246,8 +246,8 @@ for (const adapter of ADAPTERS) {
           uid = created.uid;
           await app.separation.started(startedBefore + 1);
           const ongoing = await app.http.get(`/v1/sourceSeparations/${uid}`).set('key', KEYS.a);
-          assertKeys(ongoing.body, SEPARATION_KEYS, 'ongoing separation');
-          assert.equal(ongoing.body.status, 'ongoing');
+          assertKeys(ongoing.body, [...SEPARATION_KEYS, 'progress'], 'ongoing separation');
+          assert.deepEqual([ongoing.body.status, ongoing.body.progress], ['ongoing', 0]);
           assert.deepEqual(ongoing.body.path, { speech: '', ambience: '' });
         } finally {
           release();

@@ -12,6 +12,7 @@ const route = (method: Route['method'], pattern: string): Route => ({
   pattern,
   access: 'key',
   family: 'v2',
+  doc: { summary: pattern, tag: 'test', responses: {}, errors: [] },
   handle: async () => json(200, {}),
 });
 

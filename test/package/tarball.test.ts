@@ -70,6 +70,19 @@ async function json(url: string, init: RequestInit = {}): Promise<{ status: numb
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
+/** Run in the fresh app: the installed typed client uploads, creates a video job and waits for it; prints the job. */
+const CLIENT_RUN = `
+import { readFile } from 'node:fs/promises';
+import { VirtualAnchorClient } from 'virtual-anchor/client';
+const [base, speech] = process.argv.slice(2);
+const api = new VirtualAnchorClient({ baseUrl: base, apiKey: 'k1' });
+const upload = await api.uploads.create(new Blob([await readFile(speech)], { type: 'audio/wav' }), { fileName: 'hello.wav' });
+const avatarId = (await api.avatars.list()).data[0].uid;
+const created = await api.avatarVideos.create({ audioUrl: upload.url, avatarId });
+const job = await api.avatarVideos.waitForCompletion(created.uid, { backoff: { firstMs: 250, maxMs: 1000 }, signal: AbortSignal.timeout(120000) });
+console.log(JSON.stringify(job));
+`;
+
 test('npm pack builds a tarball that installs with plain npm install and runs the README snippets', { timeout: 600_000 }, async () => {
   const work = await mkdtemp(join(tmpdir(), 'virtual-anchor-pack-'));
   try {
@@ -77,7 +90,7 @@ test('npm pack builds a tarball that installs with plain npm install and runs th
     const packed = await exec('npm', ['pack', '--pack-destination', work, '--json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
     const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
     const files = info!.files.map((f) => f.path);
-    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'models/lipsync/viseme.onnx', 'models/separation/separator.onnx']) {
+    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/client/index.js', 'dist/client/index.d.ts', 'models/lipsync/viseme.onnx', 'models/separation/separator.onnx']) {
       assert.ok(files.includes(needed), `the tarball holds ${needed}`);
     }
     assert.ok(files.some((f) => /^avatars\/.+\.json$/.test(f)), 'the tarball holds the bundled avatars');
@@ -122,24 +135,10 @@ test('npm pack builds a tarball that installs with plain npm install and runs th
         assert.equal((avatars.body.data as unknown[]).length, 3);
         assert.equal((await fetch(`${base}/v2/avatar`)).status, 403, `${framework}: no key, 403`);
         if (framework !== 'express') continue;
-        // A real video from the installed package: upload, job, poll, download.
-        const form = new FormData();
-        form.set('file', new Blob([await readFile(speech)], { type: 'audio/wav' }), 'hello.wav');
-        const upload = await json(`${base}/v1/uploads`, { method: 'POST', headers: { key: 'k1' }, body: form });
-        assert.equal(upload.status, 201);
-        const avatarId = ((avatars.body.data as { uid: string }[])[0]!).uid;
-        const created = await json(`${base}/v2/2davatar`, {
-          method: 'POST',
-          headers: { key: 'k1', 'content-type': 'application/json' },
-          body: JSON.stringify({ audioUrl: upload.body.url, avatarId }),
-        });
-        assert.equal(created.status, 201);
-        const uid = (created.body as unknown as { uid: string }[])[0]!.uid;
-        let job: Record<string, unknown> = {};
-        for (const deadline = Date.now() + 120_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 250))) {
-          job = (await json(`${base}/v2/2davatar/${uid}`, { headers: { key: 'k1' } })).body;
-          if (job.status === 'completed' || job.status === 'error') break;
-        }
+        // A real video from the installed package, through its typed client (virtual-anchor/client): upload, job, wait, download.
+        await writeFile(join(app, 'client-run.mjs'), CLIENT_RUN);
+        const run = await exec(process.execPath, ['client-run.mjs', base, speech], { cwd: app });
+        const job = JSON.parse(run.stdout) as Record<string, unknown>;
         assert.equal(job.status, 'completed', `the job completed: ${JSON.stringify(job)} ${server.output()}`);
         const video = Buffer.from(await (await fetch(String(job.path))).arrayBuffer());
         assert.equal(video.subarray(4, 8).toString('latin1'), 'ftyp', 'the result is an mp4');

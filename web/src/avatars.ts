@@ -1,5 +1,4 @@
-import type { Api, Avatar } from './api.js';
-import { ApiError } from './api.js';
+import { describeError, type Avatar, type VirtualAnchorClient } from './api.js';
 import { byId, h, setStatus } from './dom.js';
 
 const reducedMotion = () => window.matchMedia('(prefers-reduced-motion: reduce)').matches;
@@ -21,7 +20,7 @@ export class AvatarPicker {
   private readonly previewName = byId('avatar-preview-name');
   private readonly previewToggle = byId<HTMLButtonElement>('avatar-preview-toggle');
 
-  constructor(private readonly api: () => Api | undefined) {
+  constructor(private readonly api: () => VirtualAnchorClient | undefined) {
     this.list.addEventListener('change', () => this.showPreview());
     // The idle loop has no native controls (they would cover the small preview): one Play/Pause button.
     this.previewToggle.addEventListener('click', () => {
@@ -60,7 +59,7 @@ export class AvatarPicker {
       setStatus(this.status, 'Loading avatars…', 'busy');
     }
     try {
-      const page = await api.avatars();
+      const page = await api.avatars.list({ perPage: 100 });
       if (this.api() !== api) return;
       this.render(page.data);
       const pending = page.data.filter((a) => a.thumbnailGenerationStatus === 'pending' || !a.thumbnailPath).length;
@@ -69,7 +68,7 @@ export class AvatarPicker {
       else setStatus(this.status, `${page.data.length} avatars. Select one to preview it.`, 'info');
       if (pending > 0) this.scheduleRefresh();
     } catch (error) {
-      setStatus(this.status, error instanceof ApiError ? error.describe() : String(error), 'error');
+      setStatus(this.status, describeError(error), 'error');
       this.scheduleRefresh();
     }
   }

@@ -1,12 +1,12 @@
-import type { JobStatus } from './api.js';
-import { ApiError } from './api.js';
+import { describeError, isFinal, type JobStatus } from './api.js';
+import type { WaitOptions } from './client/index.js';
 import { announce, byId, h, shortId, timeOf } from './dom.js';
-import { isFinal, pollJob } from './poll.js';
 
 interface BaseJob {
   uid: string;
   status: JobStatus;
   createdAt: string;
+  progress?: number;
   errorReason?: { code: string; message: string };
 }
 
@@ -40,6 +40,8 @@ export interface JobListOptions<T extends BaseJob> {
   /** "Video", "Separation": used in announcements. */
   noun: string;
   fetchOne(uid: string): Promise<T>;
+  /** Polls a job with the client's backoff until it is final (`waitForCompletion`). */
+  watch(uid: string, options: WaitOptions<T>): Promise<unknown>;
   /** What a job shows under its header line, by status. */
   renderBody(job: T, refresh: () => void): Node[];
   /** What the job is busy with while not final. */
@@ -93,16 +95,23 @@ export class JobList<T extends BaseJob> {
 
   private watch(entry: Entry<T>): void {
     entry.stop();
-    entry.stop = pollJob(
-      entry.job,
-      () => this.options.fetchOne(entry.job.uid),
-      (job) => this.update(entry, job, true),
-      (error) => {
-        // Shown on the card; polling goes on with a longer delay.
-        entry.element.dataset.warning = error instanceof ApiError ? error.describe() : String(error);
-        this.render(entry);
-      },
-    );
+    if (isFinal(entry.job.status)) return;
+    const controller = new AbortController();
+    entry.stop = () => controller.abort();
+    const warn = (error: unknown) => {
+      entry.element.dataset.warning = describeError(error);
+      this.render(entry);
+    };
+    this.options
+      .watch(entry.job.uid, {
+        signal: controller.signal,
+        onUpdate: (job) => this.update(entry, job, true),
+        // Shown on the card; the client goes on polling after a longer delay.
+        onError: warn,
+      })
+      .catch((error: unknown) => {
+        if (!controller.signal.aborted) warn(error);
+      });
   }
 
   private update(entry: Entry<T>, job: T, announceChange: boolean): void {
@@ -149,7 +158,8 @@ export class JobList<T extends BaseJob> {
     );
     const body: Node[] = [];
     if (job.status === 'pending' || job.status === 'ongoing') {
-      body.push(h('p', { class: 'job-note' }, this.options.busyText[job.status]), h('div', { class: 'working', 'aria-hidden': 'true' }));
+      const done = job.status === 'ongoing' && job.progress !== undefined ? ` (${Math.round(job.progress * 100)} %)` : '';
+      body.push(h('p', { class: 'job-note' }, this.options.busyText[job.status] + done), h('div', { class: 'working', 'aria-hidden': 'true' }));
     } else if (job.status === 'error') {
       body.push(
         h(

@@ -2,14 +2,14 @@
  * The demo page: API key, avatar video jobs (/v2) and source separation jobs (/v1), all through the
  * public API with the key the visitor typed (kept in sessionStorage, i.e. this tab only).
  */
-import { Api, ApiError, type SeparationJob, type VideoJob } from './api.js';
+import { connectTo, describeError, type SeparationJob, type VideoJob, type VirtualAnchorClient } from './api.js';
 import { AvatarPicker } from './avatars.js';
 import { announce, byId, h, setStatus } from './dom.js';
 import { JobList, rememberLabel } from './jobs.js';
 
 const KEY_STORAGE = 'virtual-anchor-demo:key';
 
-let api: Api | undefined;
+let api: VirtualAnchorClient | undefined;
 const currentApi = () => api;
 
 // ---------------------------------------------------------------- media players of finished jobs
@@ -32,7 +32,8 @@ const videos = new JobList<VideoJob>({
   listId: 'video-jobs',
   emptyId: 'video-empty',
   noun: 'Video',
-  fetchOne: (uid) => currentApi()!.videoJob(uid),
+  fetchOne: (uid) => currentApi()!.avatarVideos.get(uid),
+  watch: (uid, options) => currentApi()!.avatarVideos.waitForCompletion(uid, options),
   busyText: { pending: 'Waiting for a free worker…', ongoing: 'Rendering the video…' },
   renderBody: (job, refresh) => {
     if (!job.path) return [deletedNote()];
@@ -47,7 +48,8 @@ const separations = new JobList<SeparationJob>({
   listId: 'separation-jobs',
   emptyId: 'separation-empty',
   noun: 'Separation',
-  fetchOne: (uid) => currentApi()!.separation(uid),
+  fetchOne: (uid) => currentApi()!.sourceSeparations.get(uid),
+  watch: (uid, options) => currentApi()!.sourceSeparations.waitForCompletion(uid, options),
   busyText: { pending: 'Waiting for a free worker…', ongoing: 'Separating speech from ambience…' },
   renderBody: (job, refresh) => {
     if (!job.path?.speech || !job.path.ambience) return [deletedNote()];
@@ -77,11 +79,11 @@ const workspace = byId('workspace');
 async function connect(key: string, fromStorage: boolean): Promise<void> {
   disconnect();
   setStatus(keyStatus, 'Checking the key…', 'busy');
-  const candidate = new Api(key);
+  const candidate = connectTo(key);
   try {
-    await candidate.avatars();
+    await candidate.avatars.list({ perPage: 1 });
   } catch (error) {
-    setStatus(keyStatus, error instanceof ApiError ? error.describe() : String(error), 'error');
+    setStatus(keyStatus, describeError(error), 'error');
     if (fromStorage) sessionStorage.removeItem(KEY_STORAGE);
     keyInput.setAttribute('aria-invalid', 'true');
     if (!fromStorage) keyInput.focus();
@@ -99,7 +101,7 @@ async function connect(key: string, fromStorage: boolean): Promise<void> {
 async function loadJobs(): Promise<void> {
   const client = api;
   if (!client) return;
-  const [v, s] = await Promise.allSettled([client.videoJobs(), client.separations()]);
+  const [v, s] = await Promise.allSettled([client.avatarVideos.list({ perPage: 20 }), client.sourceSeparations.list({ perPage: 20 })]);
   if (api !== client) return;
   if (v.status === 'fulfilled') videos.showAll(v.value.data);
   if (s.status === 'fulfilled') separations.showAll(s.value.data);
@@ -154,9 +156,11 @@ async function resolveSource(fields: SourceFields, progress: HTMLProgressElement
     progress.hidden = false;
     progress.value = 0;
     try {
-      const upload = await client.upload(file, (fraction) => {
-        progress.value = fraction;
-        setStatus(status, `Uploading ${file.name}… ${Math.round(fraction * 100)} %`, 'busy');
+      const upload = await client.uploads.create(file, {
+        onProgress: (fraction) => {
+          progress.value = fraction;
+          setStatus(status, `Uploading ${file.name}… ${Math.round(fraction * 100)} %`, 'busy');
+        },
       });
       return { url: upload.url, name: file.name };
     } finally {
@@ -200,7 +204,7 @@ function handleSubmit(form: HTMLFormElement, status: HTMLElement, run: () => Pro
           if (error.field.id === 'avatars') avatars.focus();
           else error.field.focus();
         } else {
-          setStatus(status, error instanceof ApiError ? error.describe() : String(error), 'error');
+          setStatus(status, describeError(error), 'error');
         }
       },
     ).finally(() => {
@@ -226,7 +230,7 @@ handleSubmit(videoForm, videoStatus, async () => {
   const audio = await resolveSource(speech, videoProgress, videoStatus);
   const bg = await resolveSource(background, videoProgress, videoStatus);
   setStatus(videoStatus, 'Creating the video job…', 'busy');
-  const job = await api!.createVideo({
+  const job = await api!.avatarVideos.create({
     audioUrl: audio!.url,
     avatarId: avatar.uid,
     ...(bg ? { backgroundUrl: bg.url } : {}),
@@ -249,7 +253,7 @@ handleSubmit(separationForm, separationStatus, async () => {
   if (!mix.file.files?.length && !mix.url.value.trim()) throw new FieldError(mix.file, 'Choose a recording or give its URL.');
   const input = await resolveSource(mix, separationProgress, separationStatus);
   setStatus(separationStatus, 'Creating the separation job…', 'busy');
-  const job = await api!.createSeparation(input!.url);
+  const job = await api!.sourceSeparations.create({ audioUri: input!.url });
   rememberLabel(job.uid, input!.name);
   separations.add(job);
   announce(`Separation job created for ${input!.name}.`);

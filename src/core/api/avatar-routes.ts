@@ -2,10 +2,10 @@ import type { Route } from '../http/router.js';
 import { json } from '../http/types.js';
 import { validate } from '../http/validate.js';
 import { ApiError } from '../errors.js';
-import { pagingQuerySchema } from '../schemas/common.js';
+import { envelopeSchema, pagingQuerySchema } from '../schemas/common.js';
 import type { AvatarEntry } from '../avatars/avatar-catalogue.js';
 import type { LinkBuilder } from '../links.js';
-import type { AvatarListItemView, AvatarView } from '../schemas/avatar.js';
+import { avatarListItemSchema, avatarSchema, type AvatarListItemView, type AvatarView } from '../schemas/avatar.js';
 import { type ApiDeps, envelope } from './deps.js';
 
 function avatarView(entry: AvatarEntry, links: LinkBuilder): AvatarView {
@@ -29,6 +29,13 @@ export function avatarRoutes(deps: ApiDeps): Route[] {
       pattern: '/v2/avatar',
       access: 'key',
       family: 'v2',
+      doc: {
+        summary: 'List avatars',
+        tag: 'Avatars',
+        query,
+        responses: { 200: { description: 'One page', body: { contentType: 'application/json', schema: envelopeSchema(avatarListItemSchema) } } },
+        errors: [400],
+      },
       async handle({ request, baseUrl }) {
         const { page, perPage } = validate(query, Object.fromEntries(request.query), 'query');
         const { total, items } = deps.catalogue.list(page, perPage);
@@ -45,6 +52,12 @@ export function avatarRoutes(deps: ApiDeps): Route[] {
       pattern: '/v2/avatar/:uid',
       access: 'key',
       family: 'v2',
+      doc: {
+        summary: 'Get one avatar',
+        tag: 'Avatars',
+        responses: { 200: { description: 'The avatar', body: { contentType: 'application/json', schema: avatarSchema } } },
+        errors: [404],
+      },
       async handle({ params, baseUrl }) {
         const entry = deps.catalogue.get(params.uid!);
         if (!entry) throw ApiError.notFound('avatar');

@@ -1,5 +1,5 @@
 import type { Route } from '../http/router.js';
-import { createAvatarVideoBodySchema } from '../schemas/avatar-video.js';
+import { avatarVideoCreatedSchema, avatarVideoSchema, createAvatarVideoBodySchema } from '../schemas/avatar-video.js';
 import { avatarVideoCreated, avatarVideoView } from '../views.js';
 import type { ApiDeps } from './deps.js';
 import { jobRoutes } from './job-routes.js';
@@ -11,6 +11,16 @@ export function avatarVideoRoutes(deps: ApiDeps): Route[] {
     path: '/v2/2davatar',
     family: 'v2',
     body: createAvatarVideoBodySchema,
+    idName: 'id',
+    doc: {
+      one: 'an avatar video job',
+      many: 'avatar video jobs',
+      tag: 'Avatar videos',
+      created: avatarVideoCreatedSchema,
+      listItem: avatarVideoSchema,
+      single: avatarVideoSchema,
+      createDescription: 'The audio is fetched and checked before the answer; the video is rendered in the background.',
+    },
     create: (d, owner, body) => d.jobs.createAvatarVideo(owner, body),
     created: avatarVideoCreated,
     listItem: avatarVideoView,

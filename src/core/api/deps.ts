@@ -25,6 +25,10 @@ export interface ApiDeps {
   links(baseUrl: string): LinkBuilder;
   /** The OpenAPI document. */
   openapi(): object;
+  /** Resolves when started and the stores answer; throws a 503 `ApiError` naming what is not ready. */
+  readiness(): Promise<void>;
+  /** The Prometheus metrics and where they are served, when the `metrics` option is on. */
+  metrics?: { path: string; scrape(): Promise<{ contentType: string; text: string }> };
 }
 
 /** The paginated envelope (SPEC §2.5). */

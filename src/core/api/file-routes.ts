@@ -5,6 +5,7 @@ import { ApiError } from '../errors.js';
 import type { ApiDeps } from './deps.js';
 import { downloadName } from '../file-name.js';
 import type { BlobLinkSigner } from '../links.js';
+import { fileRouteDoc } from './file-route-docs.js';
 
 /** Parses a single `bytes=` range; `undefined` for none, `'unsatisfiable'` when out of bounds. */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
@@ -83,7 +84,7 @@ export function fileRoutes(deps: ApiDeps): Route[] {
     return { status, headers, kind: 'stream', body: stream };
   };
   return [
-    { method: 'GET', pattern: '/files/:id', access: 'public', family: 'none', handle: serve },
-    { method: 'GET', pattern: '/files/:id/:name', access: 'public', family: 'none', handle: serve },
+    { method: 'GET', pattern: '/files/:id', access: 'public', family: 'none', doc: fileRouteDoc(false), handle: serve },
+    { method: 'GET', pattern: '/files/:id/:name', access: 'public', family: 'none', doc: fileRouteDoc(true), handle: serve },
   ];
 }

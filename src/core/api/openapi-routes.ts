@@ -10,6 +10,12 @@ export function openapiRoutes(deps: ApiDeps): Route[] {
       pattern: '/v1/openapi.json',
       access: 'public',
       family: 'none',
+      doc: {
+        summary: 'This document (OpenAPI 3.1)',
+        tag: 'Operations',
+        responses: { 200: { description: 'The OpenAPI document', body: { contentType: 'application/json', schema: { type: 'object' } } } },
+        errors: [],
+      },
       async handle({ baseUrl }) {
         return json(200, { ...deps.openapi(), servers: [{ url: baseUrl }] });
       },

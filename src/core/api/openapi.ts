@@ -1,109 +1,100 @@
+import { OpenAPIRegistry, OpenApiGeneratorV31, type ResponseConfig, type RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
-import { envelopeSchema, errorBodySchema, jobStatusSchema, type PagingLimits } from '../schemas/common.js';
-import { avatarListItemSchema, avatarSchema } from '../schemas/avatar.js';
-import { avatarVideoCreatedSchema, avatarVideoSchema, createAvatarVideoBodySchema } from '../schemas/avatar-video.js';
-import {
-  createSeparationBodySchema,
-  separationCreatedSchema,
-  separationListItemSchema,
-  separationSchema,
-} from '../schemas/separation.js';
-import { uploadSchema } from '../schemas/upload.js';
+import type { Route } from '../http/router.js';
+import type { DocBody } from '../http/route-doc.js';
+import { errorBodySchema } from '../schemas/common.js';
+import { ERROR_STATUSES } from './error-codes.js';
 
-type Schema = Record<string, unknown>;
+/** Name of the API key security scheme in the document. */
+const API_KEY = 'ApiKey';
 
-const toSchema = (schema: z.ZodType, io: 'input' | 'output' = 'output'): Schema =>
-  z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' }) as Schema;
+/** `/v2/avatar/:uid` → `/v2/avatar/{uid}` */
+export function openApiPath(pattern: string): string {
+  return pattern.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+}
 
-const jsonContent = (schema: z.ZodType) => ({ 'application/json': { schema: toSchema(schema) } });
-const errors = (...codes: number[]) =>
-  Object.fromEntries(codes.map((c) => [String(c), { description: ERROR_TEXT[c], content: jsonContent(errorBodySchema) }]));
+/** The statuses a route can answer besides its successes: its own errors plus those of the request pipeline. */
+export function errorStatuses(route: Route): number[] {
+  const statuses = new Set(route.doc.errors);
+  if (route.access === 'key') statuses.add(403);
+  if (route.family !== 'none') statuses.add(429);
+  if (route.jsonBody) [400, 413, 415].forEach((s) => statuses.add(s));
+  [405, 500, 503].forEach((s) => statuses.add(s));
+  return [...statuses].sort((a, b) => a - b);
+}
 
-const ERROR_TEXT: Record<number, string> = {
-  400: 'Bad request: malformed body or query (field details), unreachable or invalid media, audio too long',
-  403: 'Forbidden: missing or invalid `key` header',
-  404: 'Not found (or owned by another key)',
-  413: 'Too large',
-  415: 'Body is not `application/json`',
-  429: 'Too many requests of this key waiting',
-};
+const headerObjects = (headers: Record<string, string> | undefined) =>
+  headers && Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]));
 
-const keyHeader = { name: 'key', in: 'header', required: true, schema: { type: 'string' }, description: 'API key, bare or `Bearer <key>`' };
-const pageParams = (limits: PagingLimits) => [
-  { name: 'page', in: 'query', schema: { type: 'integer', minimum: 1, default: 1 } },
-  { name: 'perPage', in: 'query', schema: { type: 'integer', minimum: 1, maximum: limits.maxPerPage, default: limits.defaultPerPage } },
-];
-const statusParam = { name: 'status', in: 'query', schema: toSchema(jobStatusSchema) };
-const idParam = (name: string) => ({ name, in: 'path', required: true, schema: { type: 'string' } });
+const content = (body: DocBody | undefined) => body && { [body.contentType]: { schema: body.schema } };
 
-/** The OpenAPI 3.1 document of the mounted API, generated from the same zod schemas that validate requests. */
-export function buildOpenApi(limits: PagingLimits, serverUrl: string): object {
-  const ok = (description: string, schema: z.ZodType, status = '200') => ({ [status]: { description, content: jsonContent(schema) } });
+function errorResponse(status: number): ResponseConfig {
+  const known = ERROR_STATUSES[status];
+  if (!known) throw new Error(`status ${status} is not in ERROR_STATUSES (src/core/api/error-codes.ts)`);
   return {
+    description: `${known.description}. Codes: ${known.codes.map((c) => `\`${c}\``).join(', ')}.`,
+    headers: headerObjects(known.headers),
+    content: { 'application/json': { schema: errorBodySchema } },
+  };
+}
+
+function pathParams(route: Route): z.ZodObject | undefined {
+  if (route.doc.params) return route.doc.params;
+  const names = [...route.pattern.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!);
+  return names.length > 0 ? z.object(Object.fromEntries(names.map((name) => [name, z.string()]))) : undefined;
+}
+
+function operationId(route: Route): string {
+  const words = route.pattern.split(/[/:_.-]+/).filter(Boolean);
+  return route.method.toLowerCase() + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+}
+
+function operation(route: Route): RouteConfig {
+  const { doc } = route;
+  const responses: Record<string, ResponseConfig> = {};
+  for (const [status, response] of Object.entries(doc.responses)) {
+    responses[status] = { description: response.description, headers: headerObjects(response.headers), content: content(response.body) };
+  }
+  for (const status of errorStatuses(route)) responses[String(status)] = errorResponse(status);
+  return {
+    method: route.method.toLowerCase() as RouteConfig['method'],
+    path: openApiPath(route.pattern),
+    operationId: operationId(route),
+    summary: doc.summary,
+    description: doc.description,
+    tags: [doc.tag],
+    security: route.access === 'key' ? [{ [API_KEY]: [] }] : [],
+    request: {
+      params: pathParams(route),
+      query: doc.query,
+      body: doc.body && { required: true, content: content(doc.body)! },
+    },
+    responses,
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the mounted API, generated from the route table (each route's `doc`) and
+ * the zod schemas that validate requests, so a route, parameter or status cannot go undocumented.
+ */
+export function buildOpenApi(routes: readonly Route[]): Record<string, unknown> {
+  const registry = new OpenAPIRegistry();
+  registry.registerComponent('securitySchemes', API_KEY, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'key',
+    description: 'API key, bare or as `Bearer <key>`',
+  });
+  for (const route of routes) registry.registerPath(operation(route));
+  const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {
       title: 'virtual-anchor',
       version: '0.1.0',
-      description: 'Lip-synced avatar videos (/v2) and speech/ambience source separation (/v1, beta).',
+      description:
+        'Lip-synced avatar videos (/v2) and speech/ambience source separation (/v1, beta). Every error answers ' +
+        '`{ "error": { "code", "message", "details"? } }`; the codes of each status are listed on its responses.',
     },
-    servers: [{ url: serverUrl }],
-    paths: {
-      '/v2/avatar': {
-        get: { summary: 'List avatars', parameters: [keyHeader, ...pageParams(limits)], responses: { ...ok('Avatars', envelopeSchema(avatarListItemSchema)), ...errors(400, 403) } },
-      },
-      '/v2/avatar/{uid}': {
-        get: { summary: 'Get one avatar', parameters: [keyHeader, idParam('uid')], responses: { ...ok('Avatar', avatarSchema), ...errors(403, 404) } },
-      },
-      '/v2/2davatar': {
-        post: {
-          summary: 'Create an avatar video job',
-          parameters: [keyHeader],
-          requestBody: { required: true, content: { 'application/json': { schema: toSchema(createAvatarVideoBodySchema, 'input') } } },
-          responses: { ...ok('Created', z.array(avatarVideoCreatedSchema), '201'), ...errors(400, 403, 413, 415, 429) },
-        },
-        get: {
-          summary: 'List avatar video jobs',
-          parameters: [keyHeader, ...pageParams(limits), statusParam],
-          responses: { ...ok('Jobs', envelopeSchema(avatarVideoSchema)), ...errors(400, 403) },
-        },
-      },
-      '/v2/2davatar/{id}': {
-        get: { summary: 'Get an avatar video job', parameters: [keyHeader, idParam('id')], responses: { ...ok('Job', avatarVideoSchema), ...errors(403, 404) } },
-      },
-      '/v1/sourceSeparations': {
-        post: {
-          summary: 'Create a source separation job (beta)',
-          parameters: [keyHeader],
-          requestBody: { required: true, content: { 'application/json': { schema: toSchema(createSeparationBodySchema, 'input') } } },
-          responses: { ...ok('Created', z.array(separationCreatedSchema), '201'), ...errors(400, 403, 413, 415, 429) },
-        },
-        get: {
-          summary: 'List source separation jobs',
-          parameters: [keyHeader, ...pageParams(limits), statusParam],
-          responses: { ...ok('Jobs', envelopeSchema(separationListItemSchema)), ...errors(400, 403, 429) },
-        },
-      },
-      '/v1/sourceSeparations/{source_separation_id}': {
-        get: {
-          summary: 'Get a source separation job',
-          parameters: [keyHeader, idParam('source_separation_id')],
-          responses: { ...ok('Job', separationSchema), ...errors(403, 404, 429) },
-        },
-      },
-      '/v1/uploads': {
-        post: {
-          summary: 'Upload a file; returns a private URL usable as job input by the same key (kept 24 h)',
-          parameters: [keyHeader],
-          requestBody: {
-            required: true,
-            content: { 'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } }, required: ['file'] } } },
-          },
-          responses: { ...ok('Uploaded', uploadSchema, '201'), ...errors(400, 403, 413, 429) },
-        },
-      },
-      '/v1/uploads/{id}': {
-        get: { summary: "An upload's metadata", parameters: [keyHeader, idParam('id')], responses: { ...ok('Upload', uploadSchema), ...errors(403, 404, 429) } },
-      },
-    },
-  };
+  });
+  return document as unknown as Record<string, unknown>;
 }

@@ -6,6 +6,7 @@ import { separationRoutes } from './separation-routes.js';
 import { uploadRoutes } from './upload-routes.js';
 import { fileRoutes } from './file-routes.js';
 import { openapiRoutes } from './openapi-routes.js';
+import { operationsRoutes } from './operations-routes.js';
 
 /** The one route table of the service, mounted by both adapters. */
 export function buildRoutes(deps: ApiDeps): Route[] {
@@ -16,5 +17,6 @@ export function buildRoutes(deps: ApiDeps): Route[] {
     ...uploadRoutes(deps),
     ...fileRoutes(deps),
     ...openapiRoutes(deps),
+    ...operationsRoutes(deps),
   ];
 }

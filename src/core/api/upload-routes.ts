@@ -1,7 +1,7 @@
 import type { Route } from '../http/router.js';
 import { json } from '../http/types.js';
 import { ApiError } from '../errors.js';
-import type { UploadView } from '../schemas/upload.js';
+import { uploadSchema, type UploadView } from '../schemas/upload.js';
 import type { ApiDeps } from './deps.js';
 
 /** Path of an upload's private URL; the input resolver recognises it. */
@@ -15,6 +15,16 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       pattern: UPLOAD_PATH,
       access: 'key',
       family: 'v1',
+      doc: {
+        summary: 'Upload a file; its private URL is usable as job input by the same key (kept 24 h)',
+        tag: 'Uploads',
+        body: {
+          contentType: 'multipart/form-data',
+          schema: { type: 'object', properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } }, required: ['file'] },
+        },
+        responses: { 201: { description: 'Uploaded', body: { contentType: 'application/json', schema: uploadSchema } } },
+        errors: [400, 413],
+      },
       async handle({ request, owner, baseUrl }) {
         const upload = await deps.uploads.receive(request.bodyStream, request.headers, owner);
         const view: UploadView = {
@@ -34,6 +44,12 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
       pattern: `${UPLOAD_PATH}/:id`,
       access: 'key',
       family: 'v1',
+      doc: {
+        summary: "An upload's metadata",
+        tag: 'Uploads',
+        responses: { 200: { description: 'The upload', body: { contentType: 'application/json', schema: uploadSchema } } },
+        errors: [404],
+      },
       async handle({ params, owner, baseUrl }) {
         const info = await deps.blobs.stat(params.id!);
         if (!info || info.meta.owner !== owner || !info.meta.fileName) throw ApiError.notFound('upload');

@@ -1,4 +1,5 @@
 import type { CoreRequest, CoreResponse } from './types.js';
+import type { RouteDoc } from './route-doc.js';
 
 /** What a route handler receives: the request, the matched path parameters and the caller's identity. */
 export interface RouteContext {
@@ -21,6 +22,10 @@ export interface Route {
   family: 'v1' | 'v2' | 'none';
   /** Whether the route reads a JSON body (then `Content-Type: application/json` is required). */
   jsonBody?: boolean;
+  /** Runs without waiting for start-up (and while start-up has failed): health probes. */
+  whileStarting?: boolean;
+  /** What the OpenAPI document says about the route (generated from these). */
+  doc: RouteDoc;
   handle(context: RouteContext): Promise<CoreResponse>;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorReasonSchema, fieldError, httpUrlField, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
+import { errorReasonSchema, progressSchema, fieldError, httpUrlField, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
 
 /** Body of POST /v2/2davatar. Unknown fields are rejected so typos do not pass silently. */
 export const createAvatarVideoBodySchema = z
@@ -29,6 +29,7 @@ export const avatarVideoSchema = z
   .object({
     ...jobCore,
     path: z.string().meta({ description: 'Signed link to the mp4; empty string until completed' }),
+    progress: progressSchema.optional(),
     errorReason: errorReasonSchema.optional(),
   })
   .meta({ id: 'AvatarVideo' });

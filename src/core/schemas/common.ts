@@ -21,18 +21,32 @@ export const errorReasonSchema = z
   .object({ code: z.string(), message: z.string() })
   .meta({ description: 'Extension: why the job ended in `error`. Present only when status is `error`.' });
 
+/**
+ * How far an `ongoing` job has come, from 0 to 1; an extension field present only while `status` is `ongoing`
+ * (0 until the engine first reports).
+ */
+export const progressSchema = z
+  .number()
+  .min(0)
+  .max(1)
+  .meta({ description: 'Extension: how far the job has come, from 0 to 1. Present only while status is `ongoing`.' });
+
 /** Paging limits, taken from the options. */
 export interface PagingLimits {
   defaultPerPage: number;
   maxPerPage: number;
 }
 
+/** A whole number in the URL: digits become a number before validation, so the document shows an integer. */
 const positiveInt = (name: string, max: number) =>
-  z
-    .string()
-    .regex(/^\d+$/, `${name} must be a positive whole number`)
-    .transform(Number)
-    .pipe(z.number().int().min(1, `${name} must be at least 1`).max(max, `${name} must be at most ${max}`));
+  z.preprocess(
+    (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
+    z
+      .number({ error: `${name} must be a positive whole number` })
+      .int(`${name} must be a positive whole number`)
+      .min(1, `${name} must be at least 1`)
+      .max(max, `${name} must be at most ${max}`),
+  );
 
 /** Query of the avatar list: `page` and `perPage` (strings in the URL, whole numbers after parsing). */
 export function pagingQuerySchema(limits: PagingLimits) {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorReasonSchema, httpUrlField, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
+import { errorReasonSchema, progressSchema, httpUrlField, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
 
 /** Body of POST /v1/sourceSeparations. */
 export const createSeparationBodySchema = z
@@ -25,12 +25,12 @@ export const separationCreatedSchema = z.object({ ...base, audioUri: z.string() 
 
 /** List item: no `audioUri`, no `taskId`. */
 export const separationListItemSchema = z
-  .object({ ...base, path: stemPaths, errorReason: errorReasonSchema.optional() })
+  .object({ ...base, path: stemPaths, progress: progressSchema.optional(), errorReason: errorReasonSchema.optional() })
   .meta({ id: 'SourceSeparationListItem' });
 
 /** Single fetch: adds `audioUri` and `taskId`. */
 export const separationSchema = z
-  .object({ ...base, audioUri: z.string(), path: stemPaths, taskId: uuidSchema, errorReason: errorReasonSchema.optional() })
+  .object({ ...base, audioUri: z.string(), path: stemPaths, taskId: uuidSchema, progress: progressSchema.optional(), errorReason: errorReasonSchema.optional() })
   .meta({ id: 'SourceSeparation' });
 
 export type SeparationCreatedView = z.infer<typeof separationCreatedSchema>;

@@ -24,9 +24,13 @@ import { Sweeper } from '../maintenance/sweeper.js';
 import { removeCrashLeftovers } from '../maintenance/leftovers.js';
 import { MultipartUploadPort, ResolverInputPort } from './input-port-adapter.js';
 import { builtInEngines } from './built-in-engines.js';
+import { noMetrics, type MetricsRecorder } from '../metrics/metrics-recorder.js';
+import { ObservedJobStore } from '../metrics/observed-job-store.js';
 
 /** The running parts of one instance. */
 export interface Services {
+  /** The job store as the core uses it (observed by the metrics when they are on). */
+  jobStore: JobStore;
   jobs: JobService;
   catalogue: AvatarCatalogue;
   blobs: BlobStore;
@@ -47,6 +51,7 @@ export async function buildServices(
   raw: VirtualAnchorOptions,
   dataDir: string,
   logger: Logger,
+  metrics?: MetricsRecorder,
 ): Promise<Services> {
   const provide = async <T>(token: symbol, given: T | undefined, make: () => T | Promise<T>): Promise<T> => {
     if (!container.isRegistered(token, false)) {
@@ -59,7 +64,7 @@ export async function buildServices(
   };
   const backends = raw.backends ?? {};
 
-  const jobStore = await provide<JobStore>(TOKENS.JobStore, backends.jobStore, () =>
+  const storage = await provide<JobStore>(TOKENS.JobStore, backends.jobStore, () =>
     createJobStore({
       redisUrl: options.redis,
       namespace: options.redisNamespace,
@@ -68,6 +73,9 @@ export async function buildServices(
       logger,
     }),
   );
+  container.register<MetricsRecorder>(TOKENS.Metrics, { useValue: metrics ?? noMetrics });
+  // Metrics watch the store's transitions, so the job runner and the service carry no metrics code.
+  const jobStore: JobStore = metrics ? new ObservedJobStore(storage, metrics) : storage;
   const blobs = await provide<BlobStore>(TOKENS.BlobStore, backends.blobStore, () => new FsBlobStore(dataDir));
   const secret = options.signingSecret ? Buffer.from(options.signingSecret) : await loadOrCreateSecret(dataDir);
   const signer = await provide(TOKENS.UrlSigner, undefined, () => new UrlSigner(secret));
@@ -142,6 +150,7 @@ export async function buildServices(
   const uploads = new MultipartUploadPort(blobs, options.limits.maxUploadBytes, options.retention.uploadsMs, logger);
 
   return {
+    jobStore,
     jobs,
     catalogue,
     blobs,

@@ -1,0 +1,67 @@
+import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../job.js';
+import type { JobStore } from '../../storage/job-store.js';
+import type { MetricsRecorder } from './metrics-recorder.js';
+
+/** Input media seconds of a job (0 when unknown). */
+const inputSeconds = (job: Job): number => job.input.durationSec ?? 0;
+
+/**
+ * A {@link JobStore} that reports what passes through it to a {@link MetricsRecorder}: creations, every
+ * successful transition, and the time from `ongoing` to a final state (for jobs this process took). It
+ * changes nothing it forwards, so the job runner needs no metrics code.
+ */
+export class ObservedJobStore implements JobStore {
+  /** When each job this process moved to `ongoing` did so (ms), until it ends. */
+  private readonly started = new Map<string, number>();
+
+  constructor(
+    private readonly inner: JobStore,
+    private readonly metrics: MetricsRecorder,
+  ) {}
+
+  async create(job: Job): Promise<void> {
+    await this.inner.create(job);
+    this.metrics.jobReached(job.kind, job.status);
+  }
+
+  get(uid: string, owner?: string): Promise<Job | undefined> {
+    return this.inner.get(uid, owner);
+  }
+
+  async transition(uid: string, from: readonly JobStatus[], to: JobStatus, patch?: JobPatch): Promise<Job | undefined> {
+    const job = await this.inner.transition(uid, from, to, patch);
+    if (!job) return job;
+    this.metrics.jobReached(job.kind, to);
+    if (to === 'ongoing') this.started.set(uid, Date.parse(job.updatedAt));
+    if (to === 'completed' || to === 'error') {
+      const since = this.started.get(uid);
+      this.started.delete(uid);
+      if (since !== undefined) this.metrics.jobFinished(job.kind, to, Math.max(0, Date.parse(job.updatedAt) - since) / 1000, inputSeconds(job));
+    }
+    return job;
+  }
+
+  patch(uid: string, whileIn: readonly JobStatus[], patch: JobPatch): Promise<boolean> {
+    return this.inner.patch(uid, whileIn, patch);
+  }
+
+  list(query: ListQuery): Promise<ListResult<Job>> {
+    return this.inner.list(query);
+  }
+
+  uidsByStatus(status: JobStatus, kind?: JobKind): Promise<string[]> {
+    return this.inner.uidsByStatus(status, kind);
+  }
+
+  async ping(): Promise<void> {
+    await this.inner.ping?.();
+  }
+
+  async deleteExpired(): Promise<number> {
+    return (await this.inner.deleteExpired?.()) ?? 0;
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The typed client (`virtual-anchor/client`) against a real instance on Express with engine doubles: every
+ * call, upload with FormData, waitForCompletion with backoff and abort, cancel's URL, and typed errors
+ * carrying the API's error body. Its types are checked against the service's zod schemas at compile time.
+ */
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, it } from 'node:test';
+import type { z } from 'zod';
+import {
+  VirtualAnchorApiError,
+  VirtualAnchorClient,
+  VirtualAnchorNetworkError,
+  type Avatar,
+  type AvatarListItem,
+  type AvatarVideo,
+  type AvatarVideoCreated,
+  type CreateAvatarVideo,
+  type CreateSourceSeparation,
+  type ErrorBody,
+  type SourceSeparation,
+  type SourceSeparationCreated,
+  type SourceSeparationListItem,
+  type Upload,
+} from '../../src/client/index.js';
+import type { avatarListItemSchema, avatarSchema } from '../../src/core/schemas/avatar.js';
+import type { avatarVideoCreatedSchema, avatarVideoSchema, createAvatarVideoBodySchema } from '../../src/core/schemas/avatar-video.js';
+import type { errorBodySchema } from '../../src/core/schemas/common.js';
+import type {
+  createSeparationBodySchema,
+  separationCreatedSchema,
+  separationListItemSchema,
+  separationSchema,
+} from '../../src/core/schemas/separation.js';
+import type { uploadSchema } from '../../src/core/schemas/upload.js';
+import { KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
+import { waitFor } from '../helpers/checks.js';
+import { useHarness } from '../helpers/harness.js';
+
+/** Compile-time equality: the client's hand-written types must stay equal to what the schemas say. */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const typesMatchSchemas: [
+  Equal<Avatar, z.output<typeof avatarSchema>>,
+  Equal<AvatarListItem, z.output<typeof avatarListItemSchema>>,
+  Equal<CreateAvatarVideo, z.input<typeof createAvatarVideoBodySchema>>,
+  Equal<AvatarVideoCreated, z.output<typeof avatarVideoCreatedSchema>>,
+  Equal<AvatarVideo, z.output<typeof avatarVideoSchema>>,
+  Equal<CreateSourceSeparation, z.input<typeof createSeparationBodySchema>>,
+  Equal<SourceSeparationCreated, z.output<typeof separationCreatedSchema>>,
+  Equal<SourceSeparationListItem, z.output<typeof separationListItemSchema>>,
+  Equal<SourceSeparation, z.output<typeof separationSchema>>,
+  Equal<Upload, z.output<typeof uploadSchema>>,
+  Equal<ErrorBody, z.output<typeof errorBodySchema>>,
+] = [true, true, true, true, true, true, true, true, true, true, true];
+
+const h = useHarness();
+const FAST = { backoff: { firstMs: 20, maxMs: 100, maxAfterErrorMs: 200 } };
+
+describe('virtual-anchor/client against a real instance (Express)', { timeout: SUITE_TIMEOUT_MS }, () => {
+  let app: TestApp;
+  let api: VirtualAnchorClient;
+  before(async () => {
+    app = await makeApp('express', { basePath: '/media' });
+    api = new VirtualAnchorClient({ baseUrl: `${app.origin}/media/`, apiKey: KEYS.d });
+  });
+  after(() => app.close());
+
+  it('has types equal to the service schemas', () => {
+    assert.ok(typesMatchSchemas.every(Boolean));
+  });
+
+  it('lists and gets avatars', async () => {
+    const page = await api.avatars.list({ perPage: 2 });
+    assert.equal(page.perPage, 2);
+    assert.ok(page.total >= 1 && page.data.length >= 1);
+    const one = await api.avatars.get(page.data[0]!.uid);
+    assert.equal(one.name, page.data[0]!.name);
+  });
+
+  it('uploads a file (FormData), makes a video from it and waits for completion with backoff', async () => {
+    const bytes = await readFile(h.path('speech.mp3'));
+    const upload = await api.uploads.create(new Blob([bytes], { type: 'audio/mpeg' }), { fileName: 'speech.mp3' });
+    assert.equal(upload.fileName, 'speech.mp3');
+    assert.equal(upload.size, bytes.length);
+    assert.deepEqual(await api.uploads.get(upload.uid), upload);
+    const avatarId = (await api.avatars.list()).data[0]!.uid;
+    const created = await api.avatarVideos.create({ audioUrl: upload.url, avatarId });
+    assert.equal(created.status, 'pending');
+    const seen: string[] = [];
+    const done = await api.avatarVideos.waitForCompletion(created.uid, { ...FAST, onUpdate: (job) => seen.push(job.status) });
+    assert.equal(done.status, 'completed');
+    assert.ok(done.path.startsWith(`${app.origin}/media/files/`), done.path);
+    assert.equal(seen.at(-1), 'completed');
+    const listed = await api.avatarVideos.list({ status: 'completed' });
+    assert.ok(listed.data.some((job) => job.uid === created.uid));
+    assert.equal((await api.avatarVideos.get(created.uid)).status, 'completed');
+  });
+
+  it('creates, waits for, lists and gets a source separation', async () => {
+    const created = await api.sourceSeparations.create({ audioUri: h.url('speech.wav') });
+    assert.equal(created.audioUri, h.url('speech.wav'));
+    const done = await api.sourceSeparations.waitForCompletion(created.uid, FAST);
+    assert.equal(done.status, 'completed');
+    assert.ok(done.path.speech && done.path.ambience);
+    assert.equal(done.taskId, (await api.sourceSeparations.get(created.uid)).taskId);
+    const listed = await api.sourceSeparations.list({ perPage: 5 });
+    assert.equal(listed.data[0]!.uid, created.uid);
+  });
+
+  it('stops waiting when the signal aborts, while the job is still ongoing', async () => {
+    const release = app.lipSync.hold();
+    try {
+      const avatarId = (await api.avatars.list()).data[0]!.uid;
+      const created = await api.avatarVideos.create({ audioUrl: h.url('speech.mp3'), avatarId });
+      const controller = new AbortController();
+      const waiting = api.avatarVideos.waitForCompletion(created.uid, {
+        ...FAST,
+        signal: controller.signal,
+        onUpdate: (job) => {
+          if (job.status === 'ongoing') controller.abort(new Error('enough'));
+        },
+      });
+      await assert.rejects(waiting, /enough/);
+      assert.equal((await api.avatarVideos.get(created.uid)).status, 'ongoing');
+    } finally {
+      release();
+    }
+  });
+
+  it('throws typed errors carrying the error body', async () => {
+    const invalid = await api.avatarVideos.create({ audioUrl: 'not a url', avatarId: '' }).catch((e: unknown) => e);
+    assert.ok(invalid instanceof VirtualAnchorApiError);
+    assert.equal(invalid.status, 400);
+    assert.equal(invalid.code, 'validation_failed');
+    assert.deepEqual(invalid.details.map((d) => d.field).sort(), ['body.audioUrl', 'body.avatarId']);
+    assert.equal(invalid.body?.error.message, invalid.message);
+    const missing = await api.sourceSeparations.get('00000000-0000-4000-8000-000000000000').catch((e: unknown) => e);
+    assert.ok(missing instanceof VirtualAnchorApiError);
+    assert.deepEqual([missing.status, missing.code, missing.transient], [404, 'not_found', false]);
+    const stranger = new VirtualAnchorClient({ baseUrl: `${app.origin}/media`, apiKey: 'wrong' });
+    const forbidden = await stranger.avatars.list().catch((e: unknown) => e);
+    assert.ok(forbidden instanceof VirtualAnchorApiError);
+    assert.deepEqual([forbidden.status, forbidden.code], [403, 'forbidden']);
+  });
+
+  it('reports an unreachable service as a network error, and a wait goes on through transient failures', async () => {
+    const offline = new VirtualAnchorClient({ baseUrl: 'http://127.0.0.1:9', apiKey: KEYS.d });
+    await assert.rejects(offline.avatars.list(), VirtualAnchorNetworkError);
+    const created = await api.sourceSeparations.create({ audioUri: h.url('speech.wav') });
+    let calls = 0;
+    const flaky = new VirtualAnchorClient({
+      baseUrl: `${app.origin}/media`,
+      apiKey: KEYS.d,
+      fetch: (input, init) => (++calls <= 2 ? Promise.reject(new TypeError('fetch failed')) : fetch(input, init)),
+    });
+    const errors: unknown[] = [];
+    const done = await flaky.sourceSeparations.waitForCompletion(created.uid, { ...FAST, onError: (e) => errors.push(e) });
+    assert.equal(done.status, 'completed');
+    assert.equal(errors.length, 2);
+    assert.ok(errors.every((e) => e instanceof VirtualAnchorNetworkError));
+  });
+
+  it('cancels with POST <collection>/{id}/cancel and sends an idempotency key on creation', async () => {
+    const calls: string[] = [];
+    const sentKeys: (string | undefined)[] = [];
+    const recording = new VirtualAnchorClient({
+      baseUrl: `${app.origin}/media`,
+      apiKey: KEYS.d,
+      fetch: (input, init) => {
+        calls.push(`${init?.method} ${String(input)}`);
+        sentKeys.push((init?.headers as Record<string, string>)['idempotency-key']);
+        return fetch(input, init);
+      },
+    });
+    const created = await recording.sourceSeparations.create({ audioUri: h.url('speech.wav') }, { idempotencyKey: 'retry-1' });
+    // The cancel routes come with another change; whatever this instance answers, the request went to the right place.
+    await recording.sourceSeparations.cancel(created.uid).catch((e: unknown) => assert.ok(e instanceof VirtualAnchorApiError));
+    await recording.avatarVideos.cancel('a/b').catch((e: unknown) => assert.ok(e instanceof VirtualAnchorApiError));
+    assert.deepEqual(calls, [
+      `POST ${app.origin}/media/v1/sourceSeparations`,
+      `POST ${app.origin}/media/v1/sourceSeparations/${created.uid}/cancel`,
+      `POST ${app.origin}/media/v2/2davatar/a%2Fb/cancel`,
+    ]);
+    assert.deepEqual(sentKeys, ['retry-1', undefined, undefined]);
+    await waitFor('the separation to end', async () => ((await api.sourceSeparations.get(created.uid)).status === 'completed' ? true : undefined));
+  });
+});
