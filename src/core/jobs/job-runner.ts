@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
-import type { Job, JobProgress } from '../job.js';
+import type { Job, JobExpectation, JobProgress } from '../job.js';
+import type { Delivery } from '../../queue/job-queue.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
@@ -8,6 +9,7 @@ import { RUNNING_STATUSES, sourcesOf } from '../state-machine.js';
 import { JobFailedError, toFailure } from './job-failure.js';
 import { jobBudgetMs, timeoutError, type JobTimeout } from './job-deadline.js';
 import { runWorker, type WorkerDeps } from './workers.js';
+import { isDangerous } from './dangerous-flag.js';
 
 const PROGRESS_WRITE_MS = 1_000;
 
@@ -19,6 +21,8 @@ export interface JobRunnerSettings {
   heartbeatMs: number;
   /** Per-job deadline. */
   timeout: JobTimeout;
+  /** Runs of one job at most (a queue with retries hands a job again when its worker died). */
+  maxAttempts: number;
 }
 
 /**
@@ -32,6 +36,8 @@ export interface JobRunnerSettings {
  */
 export class JobRunner {
   private readonly running = new Map<string, AbortController>();
+  /** The attempt each running job holds, so shutdown ends only its own run. */
+  private readonly attempts = new Map<string, JobExpectation>();
 
   constructor(
     private readonly store: JobStore,
@@ -42,15 +48,21 @@ export class JobRunner {
     private readonly logger: Logger,
   ) {}
 
-  /** Takes the job (compare-and-set `pending → ongoing`) and runs it; returns at once if another worker has it. */
-  async run(uid: string): Promise<void> {
-    const job = await this.store.transition(uid, sourcesOf('ongoing'), 'ongoing', { heartbeatAt: new Date().toISOString() });
+  /**
+   * Takes the job (compare-and-set `pending → ongoing`, attempt 1) and runs it; returns at once if another
+   * worker has it. With `delivery.takeOver` (a queue handing the job again because its worker died), an
+   * `ongoing` job is taken over with the next attempt, or ends `interrupted` once `maxAttempts` runs began.
+   */
+  async run(uid: string, delivery: Delivery = { takeOver: false }): Promise<void> {
+    const job = await this.claim(uid, delivery);
     if (!job) return;
+    const expect: JobExpectation = { attempt: job.attempt ?? 0 };
     const controller = new AbortController();
     this.running.set(uid, controller);
+    this.attempts.set(uid, expect);
     const budgetMs = jobBudgetMs(job, this.settings.timeout);
     const deadline = setTimeout(() => controller.abort(timeoutError(budgetMs)), budgetMs);
-    const heartbeat = setInterval(() => void this.beat(job, controller), this.settings.heartbeatMs);
+    const heartbeat = setInterval(() => void this.beat(job, expect, controller), this.settings.heartbeatMs);
     deadline.unref();
     heartbeat.unref();
     let workDir: string | undefined;
@@ -59,8 +71,8 @@ export class JobRunner {
         this.logger.error('could not make a job work folder', { uid, root: this.workDirs.root, error: String(error) });
         throw new JobFailedError({ code: 'processing_failed', message: 'the service could not make a work folder for the job' });
       });
-      this.logger.info('job started', { uid, kind: job.kind, budgetMs });
-      const work = runWorker(job, this.deps, { signal: controller.signal, onProgress: this.progressWriter(job), workDir });
+      this.logger.info('job started', { uid, kind: job.kind, budgetMs, attempt: job.attempt });
+      const work = runWorker(job, this.deps, { signal: controller.signal, onProgress: this.progressWriter(job, expect), workDir });
       const result = await untilAborted(work, controller.signal, (error) => {
         if (error === undefined) this.logger.warn('an engine finished after its job had ended; its output was discarded', { uid, kind: job.kind });
         else this.logger.debug('an engine stopped after its job had ended', { uid, kind: job.kind, error: String(error) });
@@ -68,17 +80,18 @@ export class JobRunner {
       // From here on the job is the store's to finish: a heartbeat or progress write that finds it completed
       // must not abort it, nor may shutdown (the compare-and-set to `completed` decides).
       clearInterval(heartbeat);
-      this.running.delete(uid);
-      await this.complete(job, result);
+      if (this.running.get(uid) === controller) this.running.delete(uid);
+      await this.complete(job, result, expect);
     } catch (error) {
       // Once aborted, the abort's reason is why the job ends (a timeout, say), not what the engine threw.
       const failure = toFailure(controller.signal.aborted ? controller.signal.reason : error);
-      // When the job was ended from outside, this compare-and-set loses and changes nothing.
-      await this.fail(uid, failure.code, failure.message);
+      // When the job was ended from outside or taken over by a later attempt, this compare-and-set loses and changes nothing.
+      await this.fail(uid, failure.code, failure.message, expect);
     } finally {
       clearTimeout(deadline);
       clearInterval(heartbeat);
-      this.running.delete(uid);
+      if (this.running.get(uid) === controller) this.running.delete(uid);
+      if (this.attempts.get(uid) === expect) this.attempts.delete(uid);
       if (!controller.signal.aborted) controller.abort(new Error('the job has ended'));
       if (workDir) {
         await rm(workDir, { recursive: true, force: true }).catch((error: unknown) => {
@@ -88,10 +101,32 @@ export class JobRunner {
     }
   }
 
-  /** Refreshes the heartbeat; when the job is no longer `ongoing` in the store (ended elsewhere), aborts the engine. */
-  private async beat(job: Job, controller: AbortController): Promise<void> {
+  /** The claim: `pending → ongoing` (attempt 1), or with `takeOver` an `ongoing` job's next attempt. */
+  private async claim(uid: string, delivery: Delivery): Promise<Job | undefined> {
+    const heartbeatAt = new Date().toISOString();
+    const first = await this.store.transition(uid, ['pending'], 'ongoing', { heartbeatAt, attempt: 1 }, { attempt: 0 });
+    if (first || !delivery.takeOver) return first;
+    const current = await this.store.get(uid);
+    if (!current || current.status !== 'ongoing' || isDangerous(current)) return undefined;
+    const previous = current.attempt ?? 1;
+    const expect = { attempt: current.attempt ?? 0 };
+    if (previous >= this.settings.maxAttempts) {
+      const message = `the worker running this job stopped before it finished, ${previous} times; submit the job again`;
+      await this.fail(uid, 'interrupted', message, expect);
+      return undefined;
+    }
+    const next = await this.store.transition(uid, ['ongoing'], 'ongoing', { heartbeatAt, attempt: previous + 1, progress: undefined }, expect);
+    if (next) this.logger.warn('job taken over after its worker stopped', { uid, kind: next.kind, attempt: next.attempt });
+    return next;
+  }
+
+  /**
+   * Refreshes the heartbeat; when the job is no longer `ongoing` in the store (ended elsewhere) or a later
+   * attempt took it over, aborts the engine.
+   */
+  private async beat(job: Job, expect: JobExpectation, controller: AbortController): Promise<void> {
     try {
-      const alive = await this.store.patch(job.uid, RUNNING_STATUSES, { heartbeatAt: new Date().toISOString() });
+      const alive = await this.store.patch(job.uid, RUNNING_STATUSES, { heartbeatAt: new Date().toISOString() }, expect);
       if (!alive) this.endedElsewhere(job, controller);
     } catch (error) {
       this.logger.warn('could not write a job heartbeat', { uid: job.uid, error: String(error) });
@@ -99,13 +134,13 @@ export class JobRunner {
   }
 
   /** Writes progress at most once a second (and always the last step); never throws. */
-  private progressWriter(job: Job): (progress: JobProgress) => void {
+  private progressWriter(job: Job, expect: JobExpectation): (progress: JobProgress) => void {
     let lastWrite = 0;
     return (progress) => {
       const now = Date.now();
       if (now - lastWrite < PROGRESS_WRITE_MS && progress.done < progress.total) return;
       lastWrite = now;
-      this.store.patch(job.uid, RUNNING_STATUSES, { progress }).catch((error: unknown) => {
+      this.store.patch(job.uid, RUNNING_STATUSES, { progress }, expect).catch((error: unknown) => {
         this.logger.warn('could not write job progress', { uid: job.uid, error: String(error) });
       });
     };
@@ -118,17 +153,20 @@ export class JobRunner {
     controller.abort(new JobFailedError({ code: 'interrupted', message: 'the job was ended elsewhere while it ran' }));
   }
 
-  private async complete(job: Job, result: Job['result']): Promise<void> {
+  private async complete(job: Job, result: Job['result'], expect: JobExpectation): Promise<void> {
     const blobIds = resultBlobIds(result);
     const completedAt = new Date();
     const expiresAt = new Date(completedAt.getTime() + this.settings.resultsMs).toISOString();
     await Promise.all(blobIds.map((id) => this.blobs.setExpiry(id, expiresAt)));
-    const done = await this.store.transition(job.uid, sourcesOf('completed'), 'completed', {
-      result,
-      completedAt: completedAt.toISOString(),
-    });
+    const done = await this.store.transition(
+      job.uid,
+      sourcesOf('completed'),
+      'completed',
+      { result, completedAt: completedAt.toISOString() },
+      expect,
+    );
     if (!done) {
-      // The job was ended meanwhile (dangerousFlag, recovery): its result must not survive.
+      // The job was ended meanwhile (dangerousFlag, recovery) or a later attempt took it over: this result must not survive.
       await this.deleteBlobs(job, blobIds, 'result of a job ended meanwhile');
       return;
     }
@@ -138,11 +176,11 @@ export class JobRunner {
 
   /**
    * Moves a job to `error` from any non-final state, aborting its engine if it runs here.
-   * Returns false when the job was already final.
+   * Returns false when the job was already final (or, with `expect`, another attempt holds it).
    */
-  async fail(uid: string, code: string, message: string): Promise<boolean> {
-    const failed = await this.store.transition(uid, sourcesOf('error'), 'error', { failure: { code, message } });
-    this.running.get(uid)?.abort(new JobFailedError({ code, message }));
+  async fail(uid: string, code: string, message: string, expect?: JobExpectation): Promise<boolean> {
+    const failed = await this.store.transition(uid, sourcesOf('error'), 'error', { failure: { code, message } }, expect);
+    if (!expect || failed) this.running.get(uid)?.abort(new JobFailedError({ code, message }));
     if (!failed) return false;
     this.logger.warn('job failed', { uid, kind: failed.kind, code, reason: message });
     await this.releaseScratch(failed);
@@ -167,7 +205,7 @@ export class JobRunner {
 
   /** Aborts every running engine (service shutdown); the jobs end in `error`. */
   async abortAll(reason: string): Promise<void> {
-    await Promise.all([...this.running.keys()].map((uid) => this.fail(uid, 'shutdown', reason)));
+    await Promise.all([...this.running.keys()].map((uid) => this.fail(uid, 'shutdown', reason, this.attempts.get(uid))));
   }
 }
 

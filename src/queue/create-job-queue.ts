@@ -1,0 +1,32 @@
+import type { Logger } from '../core/logger.js';
+import type { JobQueue } from './job-queue.js';
+import { MemoryJobQueue } from './memory-job-queue.js';
+import { BullMqJobQueue } from './bullmq-job-queue.js';
+
+/** What {@link createJobQueue} needs. */
+export interface JobQueueSettings {
+  kind: 'memory' | 'bullmq';
+  redisUrl?: string;
+  namespace: string;
+  jobsPerKey: number;
+  engines: number;
+  maxAttempts: number;
+  /** BullMQ lock and key lease of a running job. */
+  lockMs: number;
+  logger: Logger;
+}
+
+/** The built-in queue the options choose: BullMQ on Redis, or the in-process one. */
+export function createJobQueue(settings: JobQueueSettings): JobQueue {
+  if (settings.kind === 'memory') return new MemoryJobQueue({ jobsPerKey: settings.jobsPerKey, engines: settings.engines }, settings.logger);
+  if (!settings.redisUrl) throw new Error('the bullmq queue needs a Redis URL');
+  return new BullMqJobQueue({
+    url: settings.redisUrl,
+    namespace: settings.namespace,
+    jobsPerKey: settings.jobsPerKey,
+    engines: settings.engines,
+    maxAttempts: settings.maxAttempts,
+    lockMs: settings.lockMs,
+    logger: settings.logger,
+  });
+}
