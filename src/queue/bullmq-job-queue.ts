@@ -54,6 +54,7 @@ export class BullMqJobQueue implements JobQueue {
   private worker?: Worker;
   private closing?: Promise<void>;
   private readonly keyRetryMs: number;
+  private readonly clients: ReturnType<typeof createClient>[] = [];
 
   constructor(private readonly options: BullMqJobQueueOptions) {
     this.keyRetryMs = options.keyRetryMs ?? 250;
@@ -69,10 +70,11 @@ export class BullMqJobQueue implements JobQueue {
     });
   }
 
-  /** A node-redis client for BullMQ (it connects and watches it). */
+  /** A node-redis client for BullMQ (it connects it; a client passed in is not closed by BullMQ, so close() does). */
   private client() {
     const client = createClient({ url: this.options.url });
     client.on('error', (error: unknown) => this.options.logger.debug('job queue connection error', { error: String(error) }));
+    this.clients.push(client);
     return client;
   }
 
@@ -174,6 +176,7 @@ export class BullMqJobQueue implements JobQueue {
       await step('queue worker', async () => this.worker?.close());
       await step('queue', () => this.queue.close());
       await step('queue semaphore', () => this.semaphore.close());
+      await step('queue connections', () => Promise.all(this.clients.map(async (client) => client.isOpen && client.close())));
     })();
     return this.closing;
   }

@@ -26,6 +26,8 @@ export class MemoryJobQueue implements JobQueue {
   /** Uids queued before `start`. */
   private readonly early: QueuedJob[] = [];
   private readonly timers = new Map<string, { timer: NodeJS.Timeout; job: QueuedJob; atMs: number }>();
+  /** Uids removed while waiting in a p-queue: their turn is skipped. */
+  private readonly removed = new Set<string>();
   private handlers?: QueueHandlers;
   private closed = false;
 
@@ -51,12 +53,15 @@ export class MemoryJobQueue implements JobQueue {
   private dispatch(job: QueuedJob, handlers: QueueHandlers): void {
     void this.perKey
       .run(concurrencyKey(job), () =>
-        this.engines.add(() => (this.closed ? Promise.resolve() : handlers.run(job.uid, { takeOver: false }))),
+        this.engines.add(() => (this.closed || this.removed.has(job.uid) ? Promise.resolve() : handlers.run(job.uid, { takeOver: false }))),
       )
       .catch((error: unknown) => {
         this.logger.error('a job run failed outside its guarded path', { uid: job.uid, kind: job.kind, error: String(error) });
       })
-      .finally(() => this.known.delete(job.uid));
+      .finally(() => {
+        this.known.delete(job.uid);
+        this.removed.delete(job.uid);
+      });
   }
 
   /** {@inheritDoc JobQueue.scheduleDeadline} A timer of this process: it dies with it (recovery re-arms it from `createdAt`). */
@@ -81,9 +86,10 @@ export class MemoryJobQueue implements JobQueue {
     if (timer) clearTimeout(timer.timer);
     this.timers.delete(uid);
     const early = this.early.findIndex((job) => job.uid === uid);
-    if (early >= 0) this.early.splice(early, 1);
-    // A job already in a p-queue stays there: its run finds it no longer `pending` and returns at once.
-    if (early >= 0) this.known.delete(uid);
+    if (early >= 0) {
+      this.early.splice(early, 1);
+      this.known.delete(uid);
+    } else if (this.known.has(uid)) this.removed.add(uid); // skipped when its turn comes (a running one ends through the store)
   }
 
   /** {@inheritDoc JobQueue.has} */
