@@ -21,6 +21,13 @@ export interface BullMqJobQueueOptions {
    * renewing them (it died); the job is then handed to another worker.
    */
   lockMs: number;
+  /**
+   * A job's hold on its key's slot lapses this long after its worker stopped refreshing it. Longer than
+   * BullMQ's stalled-job detection (about 3 × `lockMs`), so the job run again takes its own slot back before
+   * any other job of the key could: the store never shows two `ongoing` jobs of one key, even while a dead
+   * worker's job waits to run again. Use `staleJobMs` (after which recovery ends such a job anyway).
+   */
+  leaseMs: number;
   /** Pause before a job whose key is full asks again. Default 250 ms (plus up to as much jitter). */
   keyRetryMs?: number;
   logger: Logger;
@@ -54,7 +61,7 @@ export class BullMqJobQueue implements JobQueue {
   private worker?: Worker;
   private closing?: Promise<void>;
   private readonly keyRetryMs: number;
-  private readonly clients: ReturnType<typeof createClient>[] = [];
+  private readonly clients: { isOpen: boolean; close(): Promise<void> }[] = [];
 
   constructor(private readonly options: BullMqJobQueueOptions) {
     this.keyRetryMs = options.keyRetryMs ?? 250;
@@ -64,7 +71,7 @@ export class BullMqJobQueue implements JobQueue {
       url: options.url,
       prefix: options.namespace,
       limit: options.jobsPerKey,
-      leaseMs: options.lockMs,
+      leaseMs: Math.max(options.leaseMs, options.lockMs),
       waiterTtlMs: Math.max(15_000, this.keyRetryMs * 20),
       logger: options.logger,
     });
@@ -148,7 +155,7 @@ export class BullMqJobQueue implements JobQueue {
         (held) => held || this.options.logger.warn('a job kept running after its key slot lapsed', { uid: data.uid, key }),
         (error: unknown) => this.options.logger.warn('could not refresh a job key slot', { uid: data.uid, error: String(error) }),
       );
-    }, Math.max(50, Math.floor(this.options.lockMs / 3)));
+    }, Math.max(50, Math.floor(Math.min(this.options.lockMs, this.options.leaseMs) / 3)));
     refresh.unref();
     try {
       await handlers.run(data.uid, { takeOver: true });

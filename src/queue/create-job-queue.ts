@@ -1,7 +1,7 @@
 import type { Logger } from '../core/logger.js';
 import type { JobQueue } from './job-queue.js';
 import { MemoryJobQueue } from './memory-job-queue.js';
-import { BullMqJobQueue } from './bullmq-job-queue.js';
+import { BullMqJobQueue, type BullMqJobQueueOptions } from './bullmq-job-queue.js';
 
 /** What {@link createJobQueue} needs. */
 export interface JobQueueSettings {
@@ -11,8 +11,10 @@ export interface JobQueueSettings {
   jobsPerKey: number;
   engines: number;
   maxAttempts: number;
-  /** BullMQ lock and key lease of a running job. */
+  /** BullMQ lock of a running job. */
   lockMs: number;
+  /** Key slot lease of a running job (see {@link BullMqJobQueueOptions.leaseMs}). */
+  leaseMs: number;
   logger: Logger;
 }
 
@@ -27,6 +29,7 @@ export function createJobQueue(settings: JobQueueSettings): JobQueue {
     engines: settings.engines,
     maxAttempts: settings.maxAttempts,
     lockMs: settings.lockMs,
+    leaseMs: settings.leaseMs,
     logger: settings.logger,
   });
 }

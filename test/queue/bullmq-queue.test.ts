@@ -14,7 +14,7 @@ queueSuite({
     // A namespace per queue, so tests (and test runs) never see each other's jobs.
     const namespace = `va-test-queue-${randomBytes(4).toString('hex')}`;
     namespaces.push(namespace);
-    return new BullMqJobQueue({ url: REDIS_URL, namespace, ...limits, maxAttempts: 3, lockMs: 2_000, keyRetryMs: 50, logger: silentLogger });
+    return new BullMqJobQueue({ url: REDIS_URL, namespace, ...limits, maxAttempts: 3, lockMs: 2_000, leaseMs: 8_000, keyRetryMs: 50, logger: silentLogger });
   },
   describe,
   it,

@@ -109,6 +109,7 @@ export async function buildServices(
       engines: options.concurrency.engines,
       maxAttempts: options.maxAttempts,
       lockMs: queueLockMs(options.retention.staleJobMs),
+      leaseMs: options.retention.staleJobMs,
       logger,
     }),
   );
