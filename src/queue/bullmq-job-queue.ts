@@ -1,5 +1,5 @@
 import { createClient } from '@keyv/redis';
-import { DelayedError, Queue, Worker, type Job as BullJob } from 'bullmq';
+import { createNodeRedisClient, DelayedError, Queue, Worker, type Job as BullJob, type RedisClient } from 'bullmq';
 import type { Logger } from '../core/logger.js';
 import { KeySemaphore } from './key-semaphore.js';
 import { concurrencyKey, type JobQueue, type QueueDepth, type QueuedJob, type QueueHandlers } from './job-queue.js';
@@ -33,6 +33,9 @@ export interface BullMqJobQueueOptions {
   logger: Logger;
 }
 
+/** Longest wait for one step of {@link BullMqJobQueue.close}. */
+const CLOSE_STEP_MS = 2_000;
+
 /** The BullMQ queue's name (under the namespace). */
 const QUEUE_NAME = 'jobs';
 /** BullMQ job names. */
@@ -61,11 +64,11 @@ export class BullMqJobQueue implements JobQueue {
   private worker?: Worker;
   private closing?: Promise<void>;
   private readonly keyRetryMs: number;
-  private readonly clients: { isOpen: boolean; close(): Promise<void> }[] = [];
+  private readonly clients: RedisClient[] = [];
 
   constructor(private readonly options: BullMqJobQueueOptions) {
     this.keyRetryMs = options.keyRetryMs ?? 250;
-    this.queue = new Queue(QUEUE_NAME, { connection: this.client() as never, prefix: options.namespace });
+    this.queue = new Queue(QUEUE_NAME, { connection: this.client(), prefix: options.namespace });
     this.queue.on('error', (error: unknown) => options.logger.warn('job queue error', { error: String(error) }));
     this.semaphore = new KeySemaphore({
       url: options.url,
@@ -77,12 +80,21 @@ export class BullMqJobQueue implements JobQueue {
     });
   }
 
-  /** A node-redis client for BullMQ (it connects it; a client passed in is not closed by BullMQ, so close() does). */
-  private client() {
-    const client = createClient({ url: this.options.url });
-    client.on('error', (error: unknown) => this.options.logger.debug('job queue connection error', { error: String(error) }));
-    this.clients.push(client);
-    return client;
+  /**
+   * A node-redis client in BullMQ's adapter. Every connection BullMQ derives from it (`duplicate`, e.g. the
+   * worker's blocking one) gets an error listener too, so a lost Redis is logged, never an uncaught 'error'.
+   * BullMQ does not close a connection it was given, so close() does.
+   */
+  private client(): RedisClient {
+    const adapter = createNodeRedisClient(createClient({ url: this.options.url }));
+    const watch = (client: RedisClient): RedisClient => {
+      client.on('error', (error: unknown) => this.options.logger.debug('job queue connection error', { error: String(error) }));
+      this.clients.push(client);
+      const duplicate = client.duplicate.bind(client);
+      client.duplicate = (...args: unknown[]) => watch(duplicate(...args));
+      return client;
+    };
+    return watch(adapter);
   }
 
   /** {@inheritDoc JobQueue.enqueue} Idempotent: the BullMQ job id is the job's uid. */
@@ -103,7 +115,9 @@ export class BullMqJobQueue implements JobQueue {
       attempts: this.options.maxAttempts,
       backoff: { type: 'exponential', delay: 1_000 },
       removeOnComplete: true,
-      removeOnFail: { age: 24 * 3_600 },
+      // The job record keeps the outcome; a job whose queue entry failed (Redis lost mid-run) and is still
+      // `pending` is queued again by the recovery sweep, which an entry kept under the same id would block.
+      removeOnFail: true,
     };
   }
 
@@ -124,7 +138,7 @@ export class BullMqJobQueue implements JobQueue {
     if (this.worker || this.closing) return;
     const { lockMs, maxAttempts, engines } = this.options;
     this.worker = new Worker(QUEUE_NAME, (job, token) => this.process(job, token, handlers), {
-      connection: this.client() as never,
+      connection: this.client(),
       prefix: this.options.namespace,
       concurrency: engines,
       lockDuration: lockMs,
@@ -174,16 +188,29 @@ export class BullMqJobQueue implements JobQueue {
     return { waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0), active: counts.active ?? 0, delayed: counts.delayed ?? 0 };
   }
 
-  /** {@inheritDoc JobQueue.close} Waits for running jobs (their runner ends them first at shutdown). */
+  /**
+   * {@inheritDoc JobQueue.close} Waits for running jobs (their runner ends them first at shutdown). Each step
+   * is bounded by `closeStepMs` (Redis may be down or hang): past it, the connections are dropped.
+   */
   close(): Promise<void> {
     this.closing ??= (async () => {
       const step = async (what: string, run: () => Promise<unknown>) => {
-        await run().catch((error: unknown) => this.options.logger.warn(`could not close the ${what}`, { error: String(error) }));
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((done) => {
+          timer = setTimeout(() => done('late'), CLOSE_STEP_MS);
+          timer.unref();
+        });
+        const outcome = await Promise.race([run().then(() => 'closed' as const), late]).catch((error: unknown) => {
+          this.options.logger.warn(`could not close the ${what}`, { error: String(error) });
+          return 'failed' as const;
+        });
+        clearTimeout(timer);
+        if (outcome === 'late') this.options.logger.warn(`the ${what} did not close in time; dropping its connections`, { ms: CLOSE_STEP_MS });
       };
       await step('queue worker', async () => this.worker?.close());
       await step('queue', () => this.queue.close());
       await step('queue semaphore', () => this.semaphore.close());
-      await step('queue connections', () => Promise.all(this.clients.map(async (client) => client.isOpen && client.close())));
+      for (const client of this.clients) client.disconnect(false);
     })();
     return this.closing;
   }

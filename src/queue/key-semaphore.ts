@@ -28,7 +28,8 @@ export class KeySemaphore {
   private connecting?: Promise<unknown>;
 
   constructor(private readonly options: KeySemaphoreOptions) {
-    this.client = createClient({ url: options.url });
+    // No offline queue: while Redis is away a call fails at once (the queue retries the job later) instead of hanging.
+    this.client = createClient({ url: options.url, disableOfflineQueue: true });
     this.client.on('error', (error: unknown) => {
       options.logger.debug('queue semaphore connection error', { error: String(error) });
     });
@@ -71,11 +72,22 @@ export class KeySemaphore {
     return this.client.zRangeByScore(this.key(key, 'leases'), Date.now(), '+inf');
   }
 
+  /** Closes the connection; one that does not close within a second (Redis down or hanging) is dropped. */
   async close(): Promise<void> {
     if (!this.client.isOpen) return;
-    await this.client.close().catch((error: unknown) => {
-      this.options.logger.warn('could not close the queue semaphore connection', { error: String(error) });
-    });
+    let timer: NodeJS.Timeout | undefined;
+    const closed = await Promise.race([
+      this.client.close().then(
+        () => true,
+        (error: unknown) => {
+          this.options.logger.warn('could not close the queue semaphore connection', { error: String(error) });
+          return false;
+        },
+      ),
+      new Promise<false>((done) => (timer = setTimeout(() => done(false), 1_000))),
+    ]);
+    clearTimeout(timer);
+    if (!closed && this.client.isOpen) this.client.destroy();
   }
 
   private keys(key: string): string[] {
