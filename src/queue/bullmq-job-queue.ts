@@ -171,11 +171,16 @@ export class BullMqJobQueue implements JobQueue {
       );
     }, Math.max(50, Math.floor(Math.min(this.options.lockMs, this.options.leaseMs) / 3)));
     refresh.unref();
+    let handedBack = false;
     try {
-      await handlers.run(data.uid, { takeOver: true });
+      const outcome = await handlers.run(data.uid, { takeOver: true });
+      // A failed delivery is retried (job option `attempts`): the next worker takes the job over, and with it
+      // the key slot, which stays held meanwhile (the job is still `ongoing`).
+      handedBack = outcome === 'handed-back';
+      if (handedBack) throw new Error('handed back at shutdown');
     } finally {
       clearInterval(refresh);
-      await this.semaphore.release(key, data.uid).catch((error: unknown) => {
+      if (!handedBack) await this.semaphore.release(key, data.uid).catch((error: unknown) => {
         // The lease lapses by itself after lockMs.
         this.options.logger.warn('could not release a job key slot', { uid: data.uid, key, error: String(error) });
       });

@@ -24,8 +24,11 @@ export interface Delivery {
 
 /** What a consuming queue calls; implemented by the job runner. Neither may reject for a job's own failure. */
 export interface QueueHandlers {
-  /** Runs one job (claims it in the store first); resolves when the run has ended. */
-  run(uid: string, delivery: Delivery): Promise<void>;
+  /**
+   * Runs one job (claims it in the store first); resolves when the run has ended. `handed-back`: the process
+   * is shutting down and left the job `ongoing` for the queue to hand to another worker (queues with retries).
+   */
+  run(uid: string, delivery: Delivery): Promise<'ended' | 'handed-back' | void>;
   /** A `dangerousFlag` deadline was reached: ends the job. */
   deadline(uid: string): Promise<void>;
 }

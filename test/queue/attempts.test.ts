@@ -94,6 +94,23 @@ describe('job attempts', { timeout: 60_000 }, () => {
     assert.equal(await store.transition(job.uid, ['ongoing'], 'completed', {}, { attempt: 1 }), undefined);
   });
 
+  it('at shutdown with a retrying queue, a run is handed back: nothing written, the next attempt takes over', async () => {
+    const job = await newJob();
+    const engine = new FakeSeparationEngine();
+    const release = engine.hold();
+    const stopping = await runner(engine);
+    const run = stopping.run(job.uid, { takeOver: true });
+    await engine.started(1);
+    await stopping.abortAll('the service is shutting down', { handBack: true });
+    assert.equal(await run, 'handed-back');
+    release();
+    const left = await store.get(job.uid);
+    assert.deepEqual([left?.status, left?.attempt, left?.failure], ['ongoing', 1, undefined]);
+    assert.equal(await (await runner(new FakeSeparationEngine())).run(job.uid, { takeOver: true }), 'ended');
+    const done = await store.get(job.uid);
+    assert.deepEqual([done?.status, done?.attempt], ['completed', 2]);
+  });
+
   it('a delivery that may not take over leaves an ongoing job alone', async () => {
     const job = await newJob({ status: 'ongoing', attempt: 1, heartbeatAt: new Date().toISOString() });
     const engine = new FakeSeparationEngine();

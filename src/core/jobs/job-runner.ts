@@ -53,9 +53,9 @@ export class JobRunner {
    * worker has it. With `delivery.takeOver` (a queue handing the job again because its worker died), an
    * `ongoing` job is taken over with the next attempt, or ends `interrupted` once `maxAttempts` runs began.
    */
-  async run(uid: string, delivery: Delivery = { takeOver: false }): Promise<void> {
+  async run(uid: string, delivery: Delivery = { takeOver: false }): Promise<RunOutcome> {
     const job = await this.claim(uid, delivery);
-    if (!job) return;
+    if (!job) return 'ended';
     const expect: JobExpectation = { attempt: job.attempt ?? 0 };
     const controller = new AbortController();
     this.running.set(uid, controller);
@@ -82,11 +82,15 @@ export class JobRunner {
       clearInterval(heartbeat);
       if (this.running.get(uid) === controller) this.running.delete(uid);
       await this.complete(job, result, expect);
+      return 'ended';
     } catch (error) {
+      // Shutdown with a queue that retries: the job stays `ongoing` at this attempt and the queue hands it on.
+      if (controller.signal.reason instanceof HandBack) return 'handed-back';
       // Once aborted, the abort's reason is why the job ends (a timeout, say), not what the engine threw.
       const failure = toFailure(controller.signal.aborted ? controller.signal.reason : error);
       // When the job was ended from outside or taken over by a later attempt, this compare-and-set loses and changes nothing.
       await this.fail(uid, failure.code, failure.message, expect);
+      return 'ended';
     } finally {
       clearTimeout(deadline);
       clearInterval(heartbeat);
@@ -203,9 +207,31 @@ export class JobRunner {
     );
   }
 
-  /** Aborts every running engine (service shutdown); the jobs end in `error`. */
-  async abortAll(reason: string): Promise<void> {
+  /**
+   * Aborts every running engine (service shutdown). The jobs end in `error` (`shutdown`), or with `handBack`
+   * (a queue that retries) stay `ongoing` for another worker to take over.
+   */
+  async abortAll(reason: string, options: { handBack?: boolean } = {}): Promise<void> {
+    if (options.handBack) {
+      // Nothing is written: each run returns 'handed-back' and the queue gives the job to another worker.
+      for (const [uid, controller] of this.running) {
+        this.logger.warn('job handed back to the queue at shutdown', { uid });
+        controller.abort(new HandBack(reason));
+      }
+      return;
+    }
     await Promise.all([...this.running.keys()].map((uid) => this.fail(uid, 'shutdown', reason, this.attempts.get(uid))));
+  }
+}
+
+/** How a run ended: the job reached a final state or was left to another attempt (`ended`), or was handed back at shutdown. */
+export type RunOutcome = 'ended' | 'handed-back';
+
+/** The abort reason of a run handed back to the queue at shutdown. */
+class HandBack extends Error {
+  constructor(reason: string) {
+    super(`handed back to the queue: ${reason}`);
+    this.name = 'HandBack';
   }
 }
 

@@ -186,7 +186,8 @@ export async function buildServices(
       await sweeper.close();
       await catalogue.close();
       const closing = queue.close();
-      await runner.abortAll('the service is shutting down');
+      // A queue that retries hands running jobs to another worker; otherwise they end in error (`shutdown`).
+      await runner.abortAll('the service is shutting down', { handBack: queue.capabilities.retries });
       await closing;
       if (!backends.jobStore) await jobStore.close();
     },
