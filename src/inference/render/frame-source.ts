@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AvatarDefinition } from '../avatar/definition.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
 import { FrameRenderer } from './frame-renderer.js';
 import type { FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
+import { workerModule, workerModuleOptions } from '../workers/module-entry.js';
 
 /** One drawn frame: RGBA bytes, valid until {@link release} is called. */
 export interface DrawnFrame {
@@ -242,9 +241,12 @@ function acquireWorker(): PooledWorker {
   }
   const entry = WORKER_ENTRY;
   if (entry === undefined) throw new Error('the frame worker module is missing');
-  const thread = typeof entry === 'string' ? new Worker(entry, { eval: true }) : new Worker(entry);
-  // An error or exit of an idle worker only removes it from the pool.
+  const thread = new Worker(entry, { ...workerModuleOptions(entry), name: 'frame drawing' });
   const worker: PooledWorker = { thread };
+  // While a worker draws a video, the video's FrameSource listens too and fails that video with the error (its
+  // frames() throws it, and the job ends in `error` with it). This listener only keeps an error of an idle
+  // worker, which no video waits for, from being thrown at the host: the worker has ended, and the exit
+  // listener below drops it from the pool; the next video starts a fresh one.
   thread.on('error', () => undefined);
   thread.on('exit', () => {
     const at = idleWorkers.indexOf(worker);
@@ -272,32 +274,5 @@ export function idleFrameWorkers(): number {
   return idleWorkers.length;
 }
 
-/**
- * The worker's module: the compiled `.js` next to this file; from the TypeScript sources (tests,
- * examples run with tsx), a bootstrap that registers tsx in the worker, which does not inherit the
- * parent's `--import` loaders on Node 20, and then imports the `.ts` module; none when neither
- * file is there (the package was bundled into one file).
- */
-const WORKER_ENTRY = workerEntry();
-
-function workerEntry(): URL | string | undefined {
-  if (import.meta.url.startsWith('file:')) {
-    const js = new URL('./frame-worker.js', import.meta.url);
-    if (existsSync(fileURLToPath(js))) return js;
-    const ts = new URL('./frame-worker.ts', import.meta.url);
-    const tsx = resolveTsxApi();
-    if (tsx && existsSync(fileURLToPath(ts))) {
-      return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(ts.href)}); });`;
-    }
-  }
-  return undefined;
-}
-
-/** tsx's registration API, resolved from this module (not from the worker's working directory). */
-function resolveTsxApi(): string | undefined {
-  try {
-    return import.meta.resolve('tsx/esm/api');
-  } catch {
-    return undefined;
-  }
-}
+/** The worker's module (see {@link workerModule}); none when the package was bundled into one file. */
+const WORKER_ENTRY = workerModule(import.meta.url, 'frame-worker');
