@@ -40,10 +40,14 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
     const { signal } = context;
     signal.throwIfAborted();
     const binaries = await (this.binaries ??= resolveEncoderBinaries(this.options.binaries));
-    // The job's probed duration sets the frame count (and spares the analyzer a second probe).
-    const analysis = this.analyzer.analyze(input.audioPath, avatar.fps, signal, input.durationSec);
-    // Awaited below; this only keeps a failure that comes first from counting as unhandled.
-    analysis.catch(() => undefined);
+    signal.throwIfAborted();
+    // The analysis (a worker thread by default) is stopped when this job fails early, e.g. on a bad background.
+    const analysisStop = new AbortController();
+    const stopAnalysis = (): void => analysisStop.abort(signal.reason);
+    signal.addEventListener('abort', stopAnalysis, { once: true });
+    // The job's probed duration sets the frame count (and spares the analyzer a second probe). Settled, never
+    // rejected: its failure is rethrown where the track is needed (below).
+    const analysis = settled(this.analyzer.analyze(input.audioPath, avatar.fps, analysisStop.signal, input.durationSec));
     // ffmpeg starts (and opens the audio) while the analyzer works; it waits for the first frame.
     const encoder = openVideoEncoder(
       {
@@ -64,12 +68,16 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
       try {
         // A background that does not decode fails the job before any drawing.
         await source.ready();
-        track = await analysis;
+        track = unwrap(await analysis);
         signal.throwIfAborted();
       } catch (error) {
-        await Promise.all([analysis.catch(() => undefined), encoder.abort()]);
+        // The first failure fails the job; the analysis is stopped and waited for, its outcome is superseded.
+        analysisStop.abort(error);
+        await Promise.all([analysis, encoder.abort()]);
         signal.throwIfAborted();
         throw error;
+      } finally {
+        signal.removeEventListener('abort', stopAnalysis);
       }
       // One shape per frame of the job's duration; a track with none (no duration) still gets a frame.
       const total = track.length > 0 ? track.length : Math.max(1, Math.ceil(input.durationSec * avatar.fps));
@@ -93,6 +101,21 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
       await source.close();
     }
   }
+}
+
+/** The outcome of a promise, as a value: awaiting it never throws. */
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+function unwrap<T>(outcome: Settled<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw outcome.error;
 }
 
 /** A progress reporter that forwards at most one report per `intervalMs` unless forced. */
