@@ -1,8 +1,9 @@
 import type { EngineContext, LipSyncEngine, LipSyncInput } from '../engines.js';
 import type { MediaBinaries } from '../media/binaries.js';
-import { openVideoEncoder, resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
+import { resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
 import { FrameSource, type RenderThread } from '../render/frame-source.js';
 import type { MouthShape, MouthTrackAnalyzer } from './mouth.js';
+import type { OnnxMouthAnalyzer } from './onnx-mouth-analyzer.js';
 
 /** Options of {@link CanvasLipSyncEngine}. */
 export interface CanvasLipSyncEngineOptions {
@@ -13,9 +14,9 @@ export interface CanvasLipSyncEngineOptions {
   /** Least time between two progress reports in milliseconds (default 250); the first and last are always sent. */
   progressIntervalMs?: number;
   /**
-   * Where frames are drawn (default `'worker'`): a worker thread draws the next frames while this
-   * thread feeds ffmpeg, so drawing overlaps with encoding and never blocks the event loop;
-   * `'main'` draws on the event loop's thread.
+   * Where frames are drawn (default `'worker'`): a worker thread starts ffmpeg, draws the frames and
+   * feeds them to it while ffmpeg encodes earlier ones, so neither drawing nor the spawn nor the
+   * frames' bytes block the event loop; `'main'` does all of that on the event loop's thread.
    */
   renderThread?: RenderThread;
 }
@@ -25,7 +26,8 @@ export interface CanvasLipSyncEngineOptions {
  * per frame, then each frame is drawn on the canvas and piped straight into ffmpeg with the audio.
  * Memory stays flat whatever the audio length: only the (small) mouth track is held, a few frames
  * at most wait, drawn, for ffmpeg (a worker thread draws the next ones while ffmpeg encodes), and
- * ffmpeg's stdin backpressure paces the drawing.
+ * ffmpeg's stdin backpressure paces the drawing. The analysis runs on a worker thread too (see
+ * {@link OnnxMouthAnalyzer}): this thread only passes messages.
  */
 export class CanvasLipSyncEngine implements LipSyncEngine {
   private binaries?: Promise<MediaBinaries>;
@@ -48,21 +50,25 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
     // The job's probed duration sets the frame count (and spares the analyzer a second probe). Settled, never
     // rejected: its failure is rethrown where the track is needed (below).
     const analysis = settled(this.analyzer.analyze(input.audioPath, avatar.fps, analysisStop.signal, input.durationSec));
-    // ffmpeg starts (and opens the audio) while the analyzer works; it waits for the first frame.
-    const encoder = openVideoEncoder(
-      {
-        ...this.options.encoder,
-        width: avatar.width,
-        height: avatar.height,
-        fps: avatar.fps,
-        audioPath: input.audioPath,
-        outputPath: input.outputPath,
-        signal,
+    // ffmpeg starts (and opens the audio) while the analyzer works; it waits for the first frame. The renderer
+    // (a worker thread by default) sets itself up meanwhile too; that worker also starts ffmpeg and feeds it the
+    // frames, so neither the spawn nor the frames' bytes touch this thread.
+    const source = FrameSource.open({
+      definition: avatar,
+      backgroundPath: input.backgroundPath,
+      thread: this.options.renderThread,
+      encoder: {
+        options: {
+          ...this.options.encoder,
+          width: avatar.width,
+          height: avatar.height,
+          fps: avatar.fps,
+          audioPath: input.audioPath,
+          outputPath: input.outputPath,
+        },
+        binaries,
       },
-      binaries,
-    );
-    // The renderer (a worker thread by default) sets itself up meanwhile too.
-    const source = FrameSource.open({ definition: avatar, backgroundPath: input.backgroundPath, thread: this.options.renderThread });
+    });
     try {
       let track: MouthShape[];
       try {
@@ -72,8 +78,9 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
         signal.throwIfAborted();
       } catch (error) {
         // The first failure fails the job; the analysis is stopped and waited for, its outcome is superseded.
+        // (close() below stops the encoder and removes its partial file.)
         analysisStop.abort(error);
-        await Promise.all([analysis, encoder.abort()]);
+        await analysis;
         signal.throwIfAborted();
         throw error;
       } finally {
@@ -83,19 +90,7 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
       const total = track.length > 0 ? track.length : Math.max(1, Math.ceil(input.durationSec * avatar.fps));
       const report = throttledProgress(context, total, this.options.progressIntervalMs ?? 250);
       report(0, true);
-      try {
-        let done = 0;
-        for await (const frame of source.frames(track, total, signal)) {
-          signal.throwIfAborted();
-          await encoder.write(frame.pixels, frame.release);
-          report(++done, false);
-        }
-        await encoder.finish();
-      } catch (error) {
-        await encoder.abort();
-        signal.throwIfAborted();
-        throw error;
-      }
+      await source.encode(track, total, signal, (done) => report(done, false));
       report(total, true);
     } finally {
       await source.close();
