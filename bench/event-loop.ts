@@ -8,16 +8,19 @@
  * an idle loop reads about 1 ms and a block of N ms reads about N + 1 ms. First an idle baseline
  * (BENCH_EVENT_LOOP_IDLE_MS, default 3000, after the avatars are ready), then BENCH_EVENT_LOOP_ROUNDS (default 3)
  * batches, one line each (the first includes the engines' cold start: worker threads, model loads), and a summary
- * line with the medians. Target: p99 ≤ 20 ms and max ≤ 100 ms per batch.
+ * line with the medians. Target: p99 ≤ 20 ms and max ≤ 100 ms per batch. Each batch line also says how many
+ * processes were spawned from the host's main thread and how long those calls blocked it (a spawn forks the host:
+ * about 9 ms per 100 MB of its memory), and the host's memory after the batch.
  */
-import { fork } from 'node:child_process';
-import { execFile } from 'node:child_process';
+import type * as ChildProcesses from 'node:child_process';
+import { execFile, fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance, type IntervalHistogram } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import express from 'express';
@@ -45,6 +48,31 @@ function delays(h: IntervalHistogram): { p50Ms: number; p99Ms: number; maxMs: nu
   return { p50Ms: ms(h.percentile(50)), p99Ms: ms(h.percentile(99)), maxMs: ms(h.max), samples: h.count };
 }
 
+/**
+ * Times every `child_process.spawn` made on this (the host's main) thread — `import { spawn }` included, worker
+ * threads have their own copy of the module: a spawn forks the whole host, which blocks the caller for a time that
+ * grows with the host's memory. Returns the durations recorded since the last call.
+ */
+function timeMainThreadSpawns(): () => number[] {
+  const childProcesses = createRequire(import.meta.url)('node:child_process') as typeof ChildProcesses;
+  const original = childProcesses.spawn;
+  let times: number[] = [];
+  childProcesses.spawn = function (this: unknown, ...args: Parameters<typeof original>) {
+    const started = performance.now();
+    try {
+      return original.apply(this, args);
+    } finally {
+      times.push(performance.now() - started);
+    }
+  } as typeof original;
+  syncBuiltinESMExports();
+  return () => {
+    const taken = times;
+    times = [];
+    return taken;
+  };
+}
+
 /** Samples this process's event-loop delay while `work` runs. */
 async function sampled<T>(work: () => Promise<T>): Promise<{ result: T; loop: ReturnType<typeof delays> }> {
   const h = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
@@ -58,6 +86,7 @@ async function sampled<T>(work: () => Promise<T>): Promise<{ result: T; loop: Re
 }
 
 export const eventLoopBench: BenchSection = async (_settings, emit) => {
+  const spawns = timeMainThreadSpawns();
   const dir = await mkdtemp(join(tmpdir(), 'va-bench-loop-'));
   // The installer packages' static ffmpeg/ffprobe (as the tests use): they start in ~10 ms, the system's in 100+.
   const binaries = await resolveMediaBinaries({ env: {} });
@@ -99,12 +128,15 @@ export const eventLoopBench: BenchSection = async (_settings, emit) => {
         : { kind: 'separation', key: KEYS[Math.floor(i / 2) % KEYS.length]!, audio: mp3 },
     );
 
+    spawns();
     const idle = await sampled(() => new Promise((resolve) => setTimeout(resolve, IDLE_MS)));
     emit({ bench: 'event-loop', phase: 'idle', durationMs: IDLE_MS, resolutionMs: RESOLUTION_MS, ...idle.loop });
     const rounds: { p50Ms: number; p99Ms: number; maxMs: number }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
       const { result, loop } = await sampled(() => batch({ origin, jobs, pollMs: 250, timeoutMs: 600_000 }));
       rounds.push(loop);
+      const spawned = spawns().sort((a, b) => a - b);
+      const ms = (n: number | undefined) => (n === undefined ? null : Math.round(n * 10) / 10);
       const count = (status: string) => result.statuses.filter((s) => s === status).length;
       emit({
         bench: 'event-loop',
@@ -127,6 +159,10 @@ export const eventLoopBench: BenchSection = async (_settings, emit) => {
         clientGetP99Ms: result.getP99Ms,
         clientGetMaxMs: result.getMaxMs,
         clientGets: result.gets,
+        mainThreadSpawns: spawned.length,
+        mainThreadSpawnP50Ms: ms(spawned[Math.floor(spawned.length / 2)]),
+        mainThreadSpawnMaxMs: ms(spawned.at(-1)),
+        hostRssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
       });
     }
     const med = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick));

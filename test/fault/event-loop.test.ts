@@ -18,7 +18,8 @@ import { loadAvatarDefinitions } from '../../src/inference/avatar/catalogue-defi
 import { CanvasLipSyncEngine } from '../../src/inference/lipsync/engine.js';
 import { LogMelExtractor } from '../../src/inference/lipsync/features.js';
 import { OnnxMouthAnalyzer } from '../../src/inference/lipsync/onnx-mouth-analyzer.js';
-import { probeMedia } from '../../src/inference/media/index.js';
+import { MediaProcessError, probeMedia } from '../../src/inference/media/index.js';
+import { runMedia } from '../../src/inference/media/run-media.js';
 import { OnnxSeparationEngine } from '../../src/inference/separation/engine.js';
 import { FrameTransform } from '../../src/inference/separation/stft.js';
 import { workerModule } from '../../src/inference/workers/module-entry.js';
@@ -181,4 +182,21 @@ test('a worker that crashes, exits or hangs fails its task, never the host; the 
     await pool.close();
   }
   assert.equal(pool.size, 0);
+});
+
+test('runMedia runs a command from a worker thread: its output, and MediaProcessErrors as spawnMedia gives them', async () => {
+  const before = onMain.spawns;
+  const args = ['-v', 'error', '-print_format', 'json', '-show_format', join(dir, 'short.wav')];
+  const out = JSON.parse(await runMedia('ffprobe', binaries.ffprobePath, args)) as { format: { duration: string } };
+  assert.ok(Math.abs(Number(out.format.duration) - 2) < 0.01);
+  assert.equal(onMain.spawns, before, 'the ffprobe process was not spawned from the main thread');
+  // A file ffprobe cannot read: a MediaProcessError without a cause (the file's fault)...
+  const unreadable = await runMedia('ffprobe', binaries.ffprobePath, ['-v', 'error', join(dir, 'missing.wav')]).catch((e: unknown) => e);
+  assert.ok(unreadable instanceof MediaProcessError, String(unreadable));
+  assert.equal(unreadable.cause, undefined);
+  assert.match(unreadable.message, /ffprobe exited with code 1/);
+  // ...a binary that does not start: one with the cause (not the file's fault).
+  const missing = await runMedia('ffprobe', join(dir, 'no-such-ffprobe'), ['-version']).catch((e: unknown) => e);
+  assert.ok(missing instanceof MediaProcessError && missing.cause !== undefined, String(missing));
+  assert.match(missing.message, /ENOENT/);
 });
