@@ -64,6 +64,8 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
           height: avatar.height,
           fps: avatar.fps,
           audioPath: input.audioPath,
+          // The job's duration was measured by decoding: the mp4 never carries more sound than that.
+          audioMaxSec: input.durationSec > 0 ? input.durationSec : undefined,
           outputPath: input.outputPath,
         },
         binaries,

@@ -57,7 +57,7 @@ export async function analyzeMouth(
       : known
         ? Promise.resolve(durationSec)
         : probeMedia(audioPath, binaries, { signal }).then((p) => p.durationSec, () => 0);
-  const pcm = decodeAudio(audioPath, { sampleRate: SAMPLE_RATE, channels: 1, signal }, binaries);
+  const pcm = decodeAudio(audioPath, { sampleRate: SAMPLE_RATE, channels: 1, signal, maxDurationSec: known ? durationSec : undefined }, binaries);
   const extractor = await extractFeatures(pcm, signal);
   const features = extractor.features();
   const frames = features.length / N_MELS;

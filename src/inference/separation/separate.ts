@@ -56,7 +56,9 @@ export async function separateOnThisThread(
   const probe = await probeMedia(input.audioPath, binaries, { signal });
   if (!probe.audio) throw new Error('the input has no audio stream: there is nothing to separate');
   const maxSec = settings.maxDurationSec;
-  const durationSec = Math.max(input.durationSec, probe.durationSec);
+  // A job's duration was measured by decoding (a header may lie); only a direct caller that gives none gets the probe's.
+  const measured = input.durationSec > 0 ? input.durationSec : undefined;
+  const durationSec = measured ?? probe.durationSec;
   if (durationSec > maxSec) {
     throw new Error(`the input lasts ${durationSec.toFixed(1)} s, longer than the ${maxSec} s separation limit`);
   }
@@ -87,8 +89,8 @@ export async function separateOnThisThread(
     );
   const speechOut = new PassThrough();
   const ambienceOut = new PassThrough();
-  const low = decodeAudio(input.audioPath, { sampleRate: MODEL_RATE, channels, signal: inner }, binaries);
-  const native = decodeAudio(input.audioPath, { sampleRate, channels, signal: inner }, binaries);
+  const low = decodeAudio(input.audioPath, { sampleRate: MODEL_RATE, channels, signal: inner, maxDurationSec: measured }, binaries);
+  const native = decodeAudio(input.audioPath, { sampleRate, channels, signal: inner, maxDurationSec: measured }, binaries);
   // The speech estimate travels 16 kHz → input rate through ffmpeg's resampler (or straight through at 16 kHz).
   let speechSink: Writable;
   let speechNative: Readable;
