@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import type * as ChildProcesses from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -113,6 +113,46 @@ test('a lip-sync video and a separation with the default engines compute and spa
   }
   // ...and none of it on this thread.
   assert.deepEqual(during, before, 'no log-mel feature, no STFT frame and no ffmpeg process came from the main thread');
+});
+
+/** Nice value, parent pid and state of a thread (`/proc/<pid>/task/<tid>`) or process (`/proc/<pid>`), from its stat line. */
+async function schedOf(path: string): Promise<{ nice: number; ppid: number; state: string } | undefined> {
+  const line = await readFile(join(path, 'stat'), 'utf8').catch(() => undefined);
+  if (!line) return undefined; // ended meanwhile
+  const fields = line.slice(line.lastIndexOf(')') + 2).split(' '); // from field 3 (state) on
+  return { state: fields[0]!, ppid: Number(fields[1]), nice: Number(fields[16]) };
+}
+
+/** Live (not zombie) child processes of this process, by pid. */
+async function liveChildren(): Promise<Map<string, number>> {
+  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
+  const stats = await Promise.all(pids.map(async (pid) => [pid, await schedOf(`/proc/${pid}`)] as const));
+  return new Map(stats.filter(([, st]) => st?.ppid === process.pid && st.state !== 'Z').map(([pid, st]) => [pid, st!.nice]));
+}
+
+test('engine worker threads and the ffmpeg processes they start run at a lower priority than the event loop', async () => {
+  const earlier = await liveChildren(); // left by other tests, if any: not this separation's
+  const controller = new AbortController();
+  const run = new OnnxSeparationEngine({ binaries, logger: silent }).separate(
+    { audioPath: join(dir, 'long.wav'), durationSec: 120, speechPath: join(dir, 'nice-s.wav'), ambiencePath: join(dir, 'nice-a.wav') },
+    context(controller.signal),
+  );
+  run.catch(() => undefined); // aborted below; the outcome is not what this test checks
+  let threads: number[] = [];
+  let children: [string, number][] = [];
+  const deadline = performance.now() + 30_000;
+  while (performance.now() < deadline && (children.length === 0 || !threads.includes(10))) {
+    const tids = await readdir('/proc/self/task');
+    threads = (await Promise.all(tids.map(async (tid) => (await schedOf(`/proc/self/task/${tid}`))?.nice))).filter((n): n is number => n !== undefined);
+    children = [...(await liveChildren())].filter(([pid]) => !earlier.has(pid));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  controller.abort(new Error('stopped by test'));
+  await run.catch(() => undefined);
+  assert.equal((await schedOf(`/proc/self/task/${process.pid}`))?.nice, 0, 'the event-loop thread keeps its priority');
+  assert.ok(threads.includes(10), `a worker thread runs at nice 10 (threads: ${threads.join(', ')})`);
+  assert.ok(children.length > 0, 'the separation started ffmpeg');
+  assert.ok(children.every(([, nice]) => nice === 10), `ffmpeg processes inherit nice 10 (children: ${JSON.stringify(children)})`);
 });
 
 test('aborting a separation stops its worker promptly and leaves no stems', async () => {

@@ -15,12 +15,14 @@ import { RESTING_MOUTH } from '../lipsync/mouth.js';
 import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
 import type { FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
 import { serializeError } from '../workers/task-protocol.js';
+import { lowerThreadPriority } from '../workers/background-priority.js';
 
 type Prepare = Extract<ToFrameWorker, { type: 'prepare' }>;
 type Draw = Extract<ToFrameWorker, { type: 'draw' }>;
 
 const port = parentPort;
 if (!port) throw new Error('frame-worker runs as a worker thread only');
+lowerThreadPriority();
 let prepare: Prepare | undefined;
 let draw: Draw | undefined;
 let free: number[] = [];

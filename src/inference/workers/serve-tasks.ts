@@ -1,4 +1,5 @@
 import { parentPort, type TransferListItem } from 'node:worker_threads';
+import { lowerThreadPriority } from './background-priority.js';
 import { serializeError, type FromTaskWorker, type ToTaskWorker } from './task-protocol.js';
 
 /** What a task handler is given besides its task. */
@@ -19,6 +20,7 @@ export function serveTasks<Task, Result, Event = never>(
 ): void {
   const port = parentPort;
   if (!port) throw new Error('serveTasks runs in a worker thread only');
+  lowerThreadPriority();
   const post = (message: FromTaskWorker<Result, Event>, list: TransferListItem[] = []) => port.postMessage(message, list);
   const running = new Map<number, AbortController>();
   port.on('message', (message: ToTaskWorker<Task>) => {
