@@ -44,6 +44,8 @@ export interface CreateAvatarVideo {
   avatarId: string;
   backgroundUrl?: string;
   dangerousFlag?: boolean;
+  /** Where to POST a signed event (Standard Webhooks) when the job reaches `completed` or `error`. */
+  webhookUrl?: string;
 }
 
 /** What POST /v2/2davatar answers for the created job. */
@@ -66,6 +68,8 @@ export interface AvatarVideo extends AvatarVideoCreated {
 /** Body of POST /v1/sourceSeparations. */
 export interface CreateSourceSeparation {
   audioUri: string;
+  /** Where to POST a signed event (Standard Webhooks) when the job reaches `completed` or `error`. */
+  webhookUrl?: string;
 }
 
 /** Signed links to the two stems; empty strings until completed. */
