@@ -25,11 +25,11 @@ export class WebhookVerificationError extends Error {
 }
 
 /** The headers of one signed webhook request. */
-export interface WebhookHeaders {
+export type WebhookHeaders = {
   'webhook-id': string;
   'webhook-timestamp': string;
   'webhook-signature': string;
-}
+};
 
 /** The secret's key bytes: `whsec_<base64>` (the prefix is optional on input). */
 export function webhookSecretBytes(secret: string): Buffer {
