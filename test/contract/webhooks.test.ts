@@ -15,6 +15,7 @@ import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../help
 import { assertError, waitFor, waitForJob } from '../helpers/checks.js';
 import { createSeparation, firstAvatarId } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
+import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
 import { SHARED_REDIS_URL, redisKeysOf } from '../helpers/redis-server.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
@@ -56,7 +57,7 @@ for (const adapter of ADAPTERS) {
     let receiver: WebhookReceiver;
     before(async () => {
       receiver = await startWebhookReceiver();
-      app = await makeApp(adapter, { webhooks: FAST });
+      app = await makeApp(adapter, { webhooks: FAST, metrics: true });
     });
     after(async () => {
       await app?.close();
@@ -88,6 +89,9 @@ for (const adapter of ADAPTERS) {
       }
       await new Promise((resolve) => setTimeout(resolve, 700));
       assert.equal(receiver.received.length, 2, 'a delivered event is not sent again');
+      const metrics = parsePrometheusText((await app.http.get('/metrics')).text);
+      assert.equal(sampleValue(metrics, 'virtual_anchor_webhook_deliveries_total', { outcome: 'failed' }), 1);
+      assert.equal(sampleValue(metrics, 'virtual_anchor_webhook_deliveries_total', { outcome: 'delivered' }), 1);
     });
 
     it('announces a failed separation as sourceSeparation.error', async () => {

@@ -21,16 +21,16 @@ export interface PostWebhookOptions {
  * (IP literals too) unless private addresses are allowed. Redirects are not followed (a 3xx is not a 2xx).
  * Rejects on a network error, a forbidden address or the deadline.
  */
-export function postWebhook(url: string, body: string, options: PostWebhookOptions): Promise<number> {
+export async function postWebhook(url: string, body: string, options: PostWebhookOptions): Promise<number> {
   const target = new URL(url);
   const client = target.protocol === 'https:' ? https : target.protocol === 'http:' ? http : undefined;
-  if (!client) return Promise.reject(new Error(`a webhook URL must be http(s), not ${target.protocol}`));
+  if (!client) throw new Error(`a webhook URL must be http(s), not ${target.protocol}`);
   const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
   const guard = options.allowPrivateAddresses ? undefined : isForbiddenAddress;
-  if (guard && isIP(host) !== 0 && guard(host)) return Promise.reject(new ForbiddenAddressError(host, host));
+  if (guard && isIP(host) !== 0 && guard(host)) throw new ForbiddenAddressError(host, host);
   const deadline = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([deadline, options.signal]) : deadline;
-  return new Promise((resolve, reject) => {
+  return new Promise<number>((resolve, reject) => {
     const request = client.request(target, {
       method: 'POST',
       signal,
