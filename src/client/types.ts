@@ -123,3 +123,17 @@ export interface ErrorBody {
     details?: { field: string; message: string }[];
   };
 }
+
+/** The event POSTed to the `webhookUrl` of an avatar video job when it ends (verify it with `verifyWebhook`). */
+export interface AvatarVideoWebhookEvent {
+  type: 'avatarVideo.completed' | 'avatarVideo.error';
+  /** The job as GET /v2/2davatar/{id} answers it. */
+  data: AvatarVideo;
+}
+
+/** The event POSTed to the `webhookUrl` of a source separation when it ends. */
+export interface SourceSeparationWebhookEvent {
+  type: 'sourceSeparation.completed' | 'sourceSeparation.error';
+  /** The job as GET /v1/sourceSeparations/{id} answers it. */
+  data: SourceSeparation;
+}

@@ -54,6 +54,8 @@ export class MemoryJobStore extends CasJobStore {
   readonly #outbox = new Map<string, { dueMs: number; attempts: number }>();
   /** Idempotency keys → entry and expiry (epoch ms). */
   readonly #idempotency = new Map<string, { entry: IdempotencyEntry; expiresAtMs: number }>();
+  /** When expired idempotency keys are next looked for (at most once a minute). */
+  #nextKeySweepMs = 0;
 
   constructor(options: MemoryJobStoreOptions = {}) {
     super(options.now);
@@ -150,8 +152,10 @@ export class MemoryJobStore extends CasJobStore {
     if (!this.#idempotency.get(key)?.entry.answer) this.#idempotency.delete(key);
   }
 
-  /** Drops expired idempotency keys (bounded memory without a timer). */
+  /** Drops expired idempotency keys, at most once a minute (bounded memory without a timer). */
   #forgetExpiredKeys(now: number): void {
+    if (now < this.#nextKeySweepMs) return;
+    this.#nextKeySweepMs = now + 60_000;
     for (const [key, held] of this.#idempotency) if (held.expiresAtMs <= now) this.#idempotency.delete(key);
   }
 

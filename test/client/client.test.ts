@@ -22,7 +22,10 @@ import {
   type SourceSeparationCreated,
   type SourceSeparationListItem,
   type Upload,
+  type AvatarVideoWebhookEvent,
+  type SourceSeparationWebhookEvent,
 } from '../../src/client/index.js';
+import type { webhookAvatarVideoEventSchema, webhookSeparationEventSchema } from '../../src/core/schemas/webhook.js';
 import type { avatarListItemSchema, avatarSchema } from '../../src/core/schemas/avatar.js';
 import type { avatarVideoCreatedSchema, avatarVideoSchema, createAvatarVideoBodySchema } from '../../src/core/schemas/avatar-video.js';
 import type { errorBodySchema } from '../../src/core/schemas/common.js';
@@ -51,7 +54,9 @@ const typesMatchSchemas: [
   Equal<SourceSeparation, z.output<typeof separationSchema>>,
   Equal<Upload, z.output<typeof uploadSchema>>,
   Equal<ErrorBody, z.output<typeof errorBodySchema>>,
-] = [true, true, true, true, true, true, true, true, true, true, true];
+  Equal<AvatarVideoWebhookEvent, z.output<typeof webhookAvatarVideoEventSchema>>,
+  Equal<SourceSeparationWebhookEvent, z.output<typeof webhookSeparationEventSchema>>,
+] = [true, true, true, true, true, true, true, true, true, true, true, true, true];
 
 const h = useHarness();
 const FAST = { backoff: { firstMs: 20, maxMs: 100, maxAfterErrorMs: 200 } };

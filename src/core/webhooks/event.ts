@@ -1,13 +1,11 @@
 import type { Job } from '../job.js';
 import type { LinkBuilder } from '../links.js';
 import { avatarVideoView, separationView } from '../views.js';
-import type { AvatarVideoView } from '../schemas/avatar-video.js';
-import type { SeparationView } from '../schemas/separation.js';
+import type { z } from 'zod';
+import type { webhookAvatarVideoEventSchema, webhookSeparationEventSchema } from '../schemas/webhook.js';
 
-/** The body POSTed to a job's `webhookUrl` when it reaches a final state. */
-export type WebhookEvent =
-  | { type: 'avatarVideo.completed' | 'avatarVideo.error'; data: AvatarVideoView }
-  | { type: 'sourceSeparation.completed' | 'sourceSeparation.error'; data: SeparationView };
+/** The body POSTed to a job's `webhookUrl` when it reaches a final state (documented in the OpenAPI `webhooks`). */
+export type WebhookEvent = z.output<typeof webhookAvatarVideoEventSchema> | z.output<typeof webhookSeparationEventSchema>;
 
 /** The event announcing a final job: `data` is the job exactly as its GET answers it (links signed afresh). */
 export function webhookEvent(job: Job, links: LinkBuilder): WebhookEvent {
