@@ -18,6 +18,8 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): { options:
       // Any pino logger works as `logger` (so do console and winston).
       logger: pino({ level: env.LOG_LEVEL ?? 'info' }),
       metrics: env.VIRTUAL_ANCHOR_METRICS === '1',
+      // Jobs created with `webhookUrl` announce their end signed with this `whsec_<base64>` secret.
+      ...(env.VIRTUAL_ANCHOR_WEBHOOK_SECRET ? { webhooks: { secret: env.VIRTUAL_ANCHOR_WEBHOOK_SECRET } } : {}),
     },
   };
 }

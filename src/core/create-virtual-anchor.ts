@@ -106,6 +106,9 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     get uploads() {
       return started().uploads;
     },
+    get idempotency() {
+      return started().idempotency;
+    },
     links: (baseUrl) => new LinkBuilder(started().signer, baseUrl, resolved.retention.linkTtlMs),
     openapi: () => (openapi ??= buildOpenApi(routes)),
     async readiness() {

@@ -6,6 +6,8 @@ import type { JobStore } from '../storage/job-store.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../inference/engines.js';
 import type { AvatarDefinitionInput } from '../inference/avatar/definition.js';
+import { isWebhookSecret } from './webhooks/signature.js';
+import { WEBHOOK_RETRY_DELAYS_MS } from './webhooks/retry-schedule.js';
 
 const HOUR = 3_600_000;
 
@@ -118,6 +120,20 @@ export interface VirtualAnchorOptions {
      */
     recordsMs?: number;
   };
+  /**
+   * Webhooks: jobs created with `webhookUrl` POST a signed event (Standard Webhooks) there when they reach
+   * `completed` or `error`. Without `secret`, a `webhookUrl` is refused (400 `webhooks_disabled`).
+   */
+  webhooks?: {
+    /** Signing secret, `whsec_` followed by at least 16 random bytes in base64 (e.g. `'whsec_' + randomBytes(32).toString('base64')`). */
+    secret?: string;
+    /** Waits before each retry in ms. Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27.6 h in all). */
+    retryDelaysMs?: number[];
+    /** Deadline of one delivery attempt. Default 10 000 ms. */
+    timeoutMs?: number;
+    /** How often due deliveries are looked for. Default 1 000 ms. */
+    pollMs?: number;
+  };
   /** Delay after which a job created with `dangerousFlag: true` is moved to `error`. Default 10 000 ms (SPEC §3). */
   dangerousFlagDelayMs?: number;
   /** Custom or extra backends. Anything left out uses the built-in default. */
@@ -218,6 +234,18 @@ export const optionsSchema = z
       .strict()
       .prefault({}),
     dangerousFlagDelayMs: z.number().int().min(0).default(10_000),
+    webhooks: z
+      .object({
+        secret: z
+          .string()
+          .refine((secret) => isWebhookSecret(secret), 'webhooks.secret must be `whsec_` followed by at least 16 bytes in base64')
+          .optional(),
+        retryDelaysMs: z.array(posMs).min(1).default([...WEBHOOK_RETRY_DELAYS_MS]),
+        timeoutMs: posMs.default(10_000),
+        pollMs: posMs.default(1_000),
+      })
+      .strict()
+      .prefault({}),
     backends: z
       .object({
         jobStore: obj.optional(),
@@ -265,6 +293,7 @@ export interface ResolvedOptions
   /** Where the metrics are served, or `false` when they are off. */
   metrics: { path: string } | false;
   retention: Required<NonNullable<VirtualAnchorOptions['retention']>>;
+  webhooks: Omit<Required<NonNullable<VirtualAnchorOptions['webhooks']>>, 'secret'> & { secret?: string };
 }
 
 /** Thrown by {@link createVirtualAnchor} when options are invalid; lists every problem. */

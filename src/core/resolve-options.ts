@@ -37,6 +37,7 @@ export function resolveOptions(input: VirtualAnchorOptions): { resolved: Resolve
     limits: o.limits,
     metrics: o.metrics === false ? false : { path: (o.metrics === true ? undefined : o.metrics.path) ?? '/metrics' },
     retention: o.retention,
+    webhooks: o.webhooks,
   };
   return { resolved, raw: input };
 }

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import type { Job, JobProgress } from '../job.js';
+import type { Job, JobFailure, JobProgress } from '../job.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
@@ -10,6 +10,8 @@ import { jobBudgetMs, timeoutError, type JobTimeout } from './job-deadline.js';
 import { runWorker, type WorkerDeps } from './workers.js';
 
 const PROGRESS_WRITE_MS = 1_000;
+/** How often a running job's status is read back, so a cancel (or any end) made by another process stops the engine soon. */
+const STATUS_WATCH_MS = 1_000;
 
 /** Settings of a {@link JobRunner}. */
 export interface JobRunnerSettings {
@@ -51,8 +53,10 @@ export class JobRunner {
     const budgetMs = jobBudgetMs(job, this.settings.timeout);
     const deadline = setTimeout(() => controller.abort(timeoutError(budgetMs)), budgetMs);
     const heartbeat = setInterval(() => void this.beat(job, controller), this.settings.heartbeatMs);
+    const watch = setInterval(() => void this.watch(job, controller), STATUS_WATCH_MS);
     deadline.unref();
     heartbeat.unref();
+    watch.unref();
     let workDir: string | undefined;
     try {
       workDir = await this.workDirs.create('job').catch((error: unknown) => {
@@ -68,6 +72,7 @@ export class JobRunner {
       // From here on the job is the store's to finish: a heartbeat or progress write that finds it completed
       // must not abort it, nor may shutdown (the compare-and-set to `completed` decides).
       clearInterval(heartbeat);
+      clearInterval(watch);
       this.running.delete(uid);
       await this.complete(job, result);
     } catch (error) {
@@ -78,6 +83,7 @@ export class JobRunner {
     } finally {
       clearTimeout(deadline);
       clearInterval(heartbeat);
+      clearInterval(watch);
       this.running.delete(uid);
       if (!controller.signal.aborted) controller.abort(new Error('the job has ended'));
       if (workDir) {
@@ -98,6 +104,17 @@ export class JobRunner {
     }
   }
 
+  /** Reads the job's status back; when it is no longer `ongoing` (canceled, ended elsewhere), aborts the engine. */
+  private async watch(job: Job, controller: AbortController): Promise<void> {
+    try {
+      const current = await this.store.get(job.uid);
+      if (current?.status !== 'ongoing') this.endedElsewhere(job, controller, current?.failure);
+    } catch (error) {
+      // The heartbeat reports store trouble at warn; one read a second need not repeat it.
+      this.logger.debug('could not read the status of a running job', { uid: job.uid, error: String(error) });
+    }
+  }
+
   /** Writes progress at most once a second (and always the last step); never throws. */
   private progressWriter(job: Job): (progress: JobProgress) => void {
     let lastWrite = 0;
@@ -112,10 +129,10 @@ export class JobRunner {
   }
 
   /** The store says the job is no longer `ongoing` (another process or recovery ended it): stop its engine. */
-  private endedElsewhere(job: Job, controller: AbortController): void {
+  private endedElsewhere(job: Job, controller: AbortController, failure?: JobFailure): void {
     if (controller.signal.aborted || this.running.get(job.uid) !== controller) return;
-    this.logger.warn('job was ended by another writer; stopping its engine', { uid: job.uid, kind: job.kind });
-    controller.abort(new JobFailedError({ code: 'interrupted', message: 'the job was ended elsewhere while it ran' }));
+    this.logger.warn('job was ended by another writer; stopping its engine', { uid: job.uid, kind: job.kind, code: failure?.code });
+    controller.abort(new JobFailedError(failure ?? { code: 'interrupted', message: 'the job was ended elsewhere while it ran' }));
   }
 
   private async complete(job: Job, result: Job['result']): Promise<void> {

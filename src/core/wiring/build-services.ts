@@ -26,6 +26,12 @@ import { MultipartUploadPort, ResolverInputPort } from './input-port-adapter.js'
 import { builtInEngines } from './built-in-engines.js';
 import { noMetrics, type MetricsRecorder } from '../metrics/metrics-recorder.js';
 import { ObservedJobStore } from '../metrics/observed-job-store.js';
+import { LinkBuilder } from '../links.js';
+import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { webhookUrlCheck } from '../webhooks/webhook-url.js';
+import { Idempotency } from '../idempotency/idempotency.js';
+
+const DAY_MS = 24 * 3_600_000;
 
 /** The running parts of one instance. */
 export interface Services {
@@ -36,6 +42,7 @@ export interface Services {
   blobs: BlobStore;
   signer: UrlSigner;
   uploads: MultipartUploadPort;
+  idempotency: Idempotency;
   start(): void;
   close(): Promise<void>;
 }
@@ -126,6 +133,32 @@ export async function buildServices(
     (uid) => runner.run(uid),
     logger,
   );
+  const webhookSecret = options.webhooks.secret;
+  // Webhooks need a secret to sign with and a store with an outbox; without either, `webhookUrl` is refused.
+  const webhooks =
+    webhookSecret && jobStore.claimWebhooks && jobStore.settleWebhook
+      ? new WebhookDispatcher(
+          jobStore,
+          (baseUrl) => new LinkBuilder(signer, baseUrl, options.retention.linkTtlMs),
+          container.resolve<MetricsRecorder>(TOKENS.Metrics),
+          logger,
+          {
+            secret: webhookSecret,
+            pollMs: options.webhooks.pollMs,
+            retryDelaysMs: options.webhooks.retryDelaysMs,
+            timeoutMs: options.webhooks.timeoutMs,
+            concurrency: 16,
+            allowPrivateAddresses: options.allowPrivateUrls,
+          },
+        )
+      : undefined;
+  if (webhookSecret && !webhooks) logger.warn('webhooks are off: the job store has no webhook outbox', {});
+  const idempotency = new Idempotency(
+    jobStore,
+    // A creation may download its inputs (up to the download timeout) before answering: the reservation outlasts that.
+    { ttlMs: DAY_MS, reserveMs: Math.max(300_000, 3 * options.limits.downloadTimeoutMs), waitMs: 10_000, pollMs: 100 },
+    logger,
+  );
   const dangerous = new DangerousFlagTimers(jobStore, runner, options.dangerousFlagDelayMs, logger);
   const resolver = new InputResolver({
     blobs,
@@ -144,6 +177,10 @@ export async function buildServices(
     (uid) => catalogue.get(uid) !== undefined,
     { maxAvatarAudioSec: options.limits.maxAvatarAudioSec, maxSeparationSec: options.limits.maxSeparationSec },
     logger,
+    {
+      checkWebhookUrl: webhookUrlCheck({ enabled: webhooks !== undefined, allowPrivateAddresses: options.allowPrivateUrls }),
+      end: (uid, code, message) => runner.fail(uid, code, message),
+    },
   );
   const recovery = new Recovery(jobStore, scheduler, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
   const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger, jobStore);
@@ -156,13 +193,16 @@ export async function buildServices(
     blobs,
     signer,
     uploads,
+    idempotency,
     start() {
       sweeper.start();
+      webhooks?.start();
       void catalogue.start();
     },
     async close() {
       dangerous.close();
       await sweeper.close();
+      await webhooks?.close();
       await catalogue.close();
       const closing = scheduler.close();
       await runner.abortAll('the service is shutting down');
