@@ -395,7 +395,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async #putMarker(key: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: '' }));
+    await this.client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: new Uint8Array(0), ContentLength: 0 }));
   }
 
   /** Deletes a marker while cleaning up after a failure; a failure here is logged (expired() drops the orphan later). */
