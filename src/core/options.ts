@@ -186,8 +186,8 @@ export const optionsSchema = z
         endpoint: z.url({ protocol: /^https?$/ }).optional(),
         forcePathStyle: z.boolean().optional(),
         credentials: z
+          // Not strict: the AWS SDK marks a credentials object it has used with extra fields.
           .object({ accessKeyId: z.string().min(1), secretAccessKey: z.string().min(1), sessionToken: z.string().optional() })
-          .strict()
           .optional(),
       })
       .strict()

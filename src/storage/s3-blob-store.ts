@@ -139,7 +139,8 @@ export class S3BlobStore implements BlobStore {
       region: options.region ?? process.env.AWS_REGION ?? 'us-east-1',
       endpoint: options.endpoint,
       forcePathStyle: options.forcePathStyle,
-      credentials: options.credentials,
+      // A copy: the SDK writes into the credentials object it is given.
+      credentials: options.credentials && { ...options.credentials },
       // Keep a failing store from holding a request for minutes: 2 retries, then the error; 5 s to connect, 30 s of silence.
       maxAttempts: 3,
       requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },

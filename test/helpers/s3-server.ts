@@ -55,7 +55,7 @@ export async function startS3Server(bucket = 'virtual-anchor-test'): Promise<S3T
     endpoint,
     region: 'us-east-1',
     forcePathStyle: true,
-    credentials: S3_TEST_CREDENTIALS,
+    credentials: { ...S3_TEST_CREDENTIALS },
     prefix,
   });
   const client = new S3Client(storeOptions());
