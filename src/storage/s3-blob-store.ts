@@ -67,11 +67,15 @@ function isMissing(error: unknown): boolean {
   return e?.name === 'NotFound' || e?.name === 'NoSuchKey' || e?.$metadata?.httpStatusCode === 404;
 }
 
-/** True for failures of the store rather than of the request: no answer (network, timeout) or a 5xx. */
+/** Socket-level failures: the store cannot be reached or dropped the connection. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED']);
+
+/** True for failures of the store rather than of the request: no answer (network error, timeout) or a 5xx. */
 function unavailable(error: unknown): boolean {
-  const e = error as { name?: string; $metadata?: { httpStatusCode?: number } };
+  const e = error as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
   const status = e?.$metadata?.httpStatusCode;
-  return status === undefined ? e?.name !== 'BlobTooLargeError' : status >= 500;
+  if (status !== undefined) return status >= 500;
+  return NETWORK_CODES.has(e?.code ?? '') || e?.name === 'TimeoutError' || e?.name === 'RequestTimeout';
 }
 
 function describe(error: unknown): string {
@@ -365,7 +369,7 @@ export class S3BlobStore implements BlobStore {
    * {@inheritDoc BlobStore.presignGet} Signed locally (no request), valid for `expiresInMs` rounded up to seconds,
    * at most 7 days (SigV4's limit).
    */
-  presignGet(id: string, options: PresignOptions): Promise<string> {
+  async presignGet(id: string, options: PresignOptions): Promise<string> {
     const expiresIn = Math.min(MAX_PRESIGN_SEC, Math.max(1, Math.ceil(options.expiresInMs / 1000)));
     const command = new GetObjectCommand({
       Bucket: this.#bucket,
@@ -373,7 +377,14 @@ export class S3BlobStore implements BlobStore {
       ResponseContentDisposition: options.contentDisposition,
       ResponseContentType: options.contentType,
     });
-    return getSignedUrl(this.client, command, { expiresIn });
+    try {
+      return await getSignedUrl(this.client, command, { expiresIn });
+    } catch (error) {
+      // Signing needs credentials; a provider that fails (instance metadata unreachable, none configured) is the
+      // store being unusable for now, answered 503 like an unreachable store.
+      if (error instanceof StoreUnavailableError) throw error;
+      throw new StoreUnavailableError(`could not sign an S3 link (${describe(error)}: ${String((error as Error)?.message ?? error)})`, { cause: error });
+    }
   }
 
   /** Closes the client's connections (only a client this store made). */
