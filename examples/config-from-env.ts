@@ -15,11 +15,29 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): { options:
       publicUrl: env.VIRTUAL_ANCHOR_PUBLIC_URL || undefined,
       allowPrivateUrls: env.VIRTUAL_ANCHOR_ALLOW_PRIVATE_URLS === '1',
       redis: env.REDIS_URL || undefined,
+      s3: s3FromEnv(env),
       // Any pino logger works as `logger` (so do console and winston).
       logger: pino({ level: env.LOG_LEVEL ?? 'info' }),
       metrics: env.VIRTUAL_ANCHOR_METRICS === '1',
       // Jobs created with `webhookUrl` announce their end signed with this `whsec_<base64>` secret.
       ...(env.VIRTUAL_ANCHOR_WEBHOOK_SECRET ? { webhooks: { secret: env.VIRTUAL_ANCHOR_WEBHOOK_SECRET } } : {}),
     },
+  };
+}
+
+/**
+ * Blobs in S3 when `VIRTUAL_ANCHOR_S3_BUCKET` is set: `VIRTUAL_ANCHOR_S3_ENDPOINT` (an S3-compatible store; default AWS),
+ * `VIRTUAL_ANCHOR_S3_REGION`, `VIRTUAL_ANCHOR_S3_PREFIX`, `VIRTUAL_ANCHOR_S3_FORCE_PATH_STYLE=1`; credentials from the
+ * AWS SDK's default chain (`AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`, a profile, an instance role).
+ */
+function s3FromEnv(env: NodeJS.ProcessEnv): VirtualAnchorOptions['s3'] {
+  const bucket = env.VIRTUAL_ANCHOR_S3_BUCKET;
+  if (!bucket) return undefined;
+  return {
+    bucket,
+    endpoint: env.VIRTUAL_ANCHOR_S3_ENDPOINT || undefined,
+    region: env.VIRTUAL_ANCHOR_S3_REGION || undefined,
+    prefix: env.VIRTUAL_ANCHOR_S3_PREFIX || undefined,
+    forcePathStyle: env.VIRTUAL_ANCHOR_S3_FORCE_PATH_STYLE === '1',
   };
 }

@@ -25,6 +25,25 @@ export interface VirtualAnchorOptions {
   publicUrl?: string;
   /** Redis URL (e.g. `redis://127.0.0.1:6379`): store job records in Redis instead of memory. */
   redis?: string;
+  /**
+   * Keep blobs (uploads, fetched inputs, results, avatar assets) in an S3-compatible object store instead of under
+   * `dataDir`; result and avatar links are then presigned GET URLs served by the store. `backends.blobStore` wins
+   * over this. Credentials default to the AWS SDK's chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, profile, IMDS).
+   */
+  s3?: {
+    /** The bucket (must exist). */
+    bucket: string;
+    /** Key prefix inside the bucket, e.g. `virtual-anchor/`. Default `''`. */
+    prefix?: string;
+    /** Region. Default: `AWS_REGION`, else `us-east-1`. */
+    region?: string;
+    /** Endpoint of an S3-compatible store (MinIO, R2, Ceph), e.g. `http://127.0.0.1:9000`. Default: AWS. */
+    endpoint?: string;
+    /** Path-style addressing (`<endpoint>/<bucket>/<key>`), as most S3-compatible stores need. Default false. */
+    forcePathStyle?: boolean;
+    /** Static credentials instead of the default chain. */
+    credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  };
   /** Key prefix for Redis records. Default `virtual-anchor`. */
   redisNamespace?: string;
   /**
@@ -175,6 +194,20 @@ export const optionsSchema = z
     dataDir: z.string().min(1).default('./.virtual-anchor'),
     publicUrl: z.url({ protocol: /^https?$/ }).optional(),
     redis: z.string().regex(/^rediss?:\/\//, 'redis must be a redis:// or rediss:// URL').optional(),
+    s3: z
+      .object({
+        bucket: z.string().min(1),
+        prefix: z.string().regex(/^([^/]+\/)*$/, 's3.prefix must be empty or end with `/`, e.g. `virtual-anchor/`').optional(),
+        region: z.string().min(1).optional(),
+        endpoint: z.url({ protocol: /^https?$/ }).optional(),
+        forcePathStyle: z.boolean().optional(),
+        credentials: z
+          // Not strict: the AWS SDK marks a credentials object it has used with extra fields.
+          .object({ accessKeyId: z.string().min(1), secretAccessKey: z.string().min(1), sessionToken: z.string().optional() })
+          .optional(),
+      })
+      .strict()
+      .optional(),
     redisNamespace: z.string().min(1).default('virtual-anchor'),
     redisTimeouts: z
       .object({ connectMs: posMs.default(2_000), commandMs: posMs.default(2_000) })
@@ -283,6 +316,7 @@ export interface ResolvedOptions
   authenticate: AuthenticateFn;
   publicUrl?: string;
   redis?: string;
+  s3?: NonNullable<VirtualAnchorOptions['s3']>;
   signingSecret?: string;
   ffmpegPath?: string;
   ffprobePath?: string;

@@ -24,6 +24,7 @@ export function resolveOptions(input: VirtualAnchorOptions): { resolved: Resolve
     authenticate,
     publicUrl: o.publicUrl?.replace(/\/+$/, ''),
     redis: o.redis,
+    s3: o.s3,
     signingSecret: o.signingSecret,
     ffmpegPath: o.ffmpegPath,
     ffprobePath: o.ffprobePath,

@@ -36,7 +36,7 @@ describe('webhook signatures (Standard Webhooks)', () => {
       ['stale timestamp', stale, body, secret],
     ] as const) {
       assert.throws(() => verifyWebhook(s, h, b), WebhookVerificationError, what);
-      assert.throws(() => new Webhook(s).verify(b, h), undefined, `reference library: ${what}`);
+      assert.throws(() => new Webhook(s).verify(b, h), Error, `reference library: ${what}`);
     }
   });
 });

@@ -25,8 +25,9 @@ export interface JobResource<K extends JobKind, B extends z.ZodType> {
   doc: { one: string; many: string; tag: string; created: z.ZodType; listItem: z.ZodType; single: z.ZodType; createDescription?: string };
   create(deps: ApiDeps, owner: string, body: z.output<B>, context: CreationContext): Promise<Extract<Job, { kind: K }>>;
   created(job: Extract<Job, { kind: K }>): unknown;
-  listItem(job: Extract<Job, { kind: K }>, links: LinkBuilder): unknown;
-  single(job: Extract<Job, { kind: K }>, links: LinkBuilder): unknown;
+  /** The list item view; async because links may be presigned by the blob store. */
+  listItem(job: Extract<Job, { kind: K }>, links: LinkBuilder): Promise<unknown>;
+  single(job: Extract<Job, { kind: K }>, links: LinkBuilder): Promise<unknown>;
 }
 
 /** POST and GET on the collection, GET and cancel on one item: the same four routes for every job resource. */
@@ -81,7 +82,7 @@ export function jobRoutes<K extends JobKind, B extends z.ZodType>(deps: ApiDeps,
         const { page, perPage, status } = validate(query, Object.fromEntries(request.query), 'query');
         const { total, items } = await deps.jobs.list(kind, owner, page, perPage, status);
         const links = deps.links(baseUrl);
-        return json(200, envelope(page, perPage, total, items.map((job) => resource.listItem(job, links))));
+        return json(200, envelope(page, perPage, total, await Promise.all(items.map((job) => resource.listItem(job, links)))));
       },
     },
     {
@@ -97,7 +98,7 @@ export function jobRoutes<K extends JobKind, B extends z.ZodType>(deps: ApiDeps,
         errors: [404],
       },
       async handle({ params, owner, baseUrl }) {
-        return json(200, resource.single(await deps.jobs.get(kind, params[id]!, owner), deps.links(baseUrl)));
+        return json(200, await resource.single(await deps.jobs.get(kind, params[id]!, owner), deps.links(baseUrl)));
       },
     },
     {

@@ -94,7 +94,7 @@ export class WebhookDispatcher {
         this.logger.warn('a queued webhook has no final job any more (record expired?); dropped', { uid });
         return await this.settle(uid, undefined, 'dropped');
       }
-      const body = JSON.stringify(webhookEvent(job, this.links(job.webhook.baseUrl)));
+      const body = JSON.stringify(await webhookEvent(job, this.links(job.webhook.baseUrl)));
       const headers = { ...signWebhook(this.settings.secret, webhookId(uid), body) };
       const problem = await postWebhook(job.webhook.url, body, {
         headers,

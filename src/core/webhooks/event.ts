@@ -8,10 +8,10 @@ import type { webhookAvatarVideoEventSchema, webhookSeparationEventSchema } from
 export type WebhookEvent = z.output<typeof webhookAvatarVideoEventSchema> | z.output<typeof webhookSeparationEventSchema>;
 
 /** The event announcing a final job: `data` is the job exactly as its GET answers it (links signed afresh). */
-export function webhookEvent(job: Job, links: LinkBuilder): WebhookEvent {
+export async function webhookEvent(job: Job, links: LinkBuilder): Promise<WebhookEvent> {
   const status = job.status === 'completed' ? 'completed' : 'error';
-  if (job.kind === 'avatarVideo') return { type: `avatarVideo.${status}`, data: avatarVideoView(job, links) };
-  return { type: `sourceSeparation.${status}`, data: separationView(job, links) };
+  if (job.kind === 'avatarVideo') return { type: `avatarVideo.${status}`, data: await avatarVideoView(job, links) };
+  return { type: `sourceSeparation.${status}`, data: await separationView(job, links) };
 }
 
 /** The `webhook-id` of a job's delivery: the same on every attempt (a job announces one final state). */

@@ -6,7 +6,7 @@ import { TOKENS } from '../tokens.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { createJobStore } from '../../storage/create-job-store.js';
-import { FsBlobStore } from '../../storage/fs-blob-store.js';
+import { createBlobStore } from '../../storage/create-blob-store.js';
 import { OwnedDirs } from '../../storage/owned-dirs.js';
 import { UrlSigner, loadOrCreateSecret } from '../../storage/url-signer.js';
 import { probeMedia, resolveMediaBinaries, type MediaBinaries } from '../../inference/media/index.js';
@@ -83,7 +83,7 @@ export async function buildServices(
   container.register<MetricsRecorder>(TOKENS.Metrics, { useValue: metrics ?? noMetrics });
   // Metrics watch the store's transitions, so the job runner and the service carry no metrics code.
   const jobStore: JobStore = metrics ? new ObservedJobStore(storage, metrics) : storage;
-  const blobs = await provide<BlobStore>(TOKENS.BlobStore, backends.blobStore, () => new FsBlobStore(dataDir));
+  const blobs = await provide<BlobStore>(TOKENS.BlobStore, backends.blobStore, () => createBlobStore({ dataDir, s3: options.s3, logger }));
   const secret = options.signingSecret ? Buffer.from(options.signingSecret) : await loadOrCreateSecret(dataDir);
   const signer = await provide(TOKENS.UrlSigner, undefined, () => new UrlSigner(secret));
   const binaries = await provide<MediaBinaries>(TOKENS.MediaBinaries, undefined, () =>
@@ -166,6 +166,7 @@ export async function buildServices(
     allowPrivateAddresses: options.allowPrivateUrls,
     fetchTimeoutMs: options.limits.downloadTimeoutMs,
     downloadRetentionMs: options.retention.resultsMs,
+    scratchDirs: workDirs,
     logger,
   });
   const jobs = new JobService(
@@ -208,6 +209,7 @@ export async function buildServices(
       await runner.abortAll('the service is shutting down');
       await closing;
       if (!backends.jobStore) await jobStore.close();
+      if (!backends.blobStore) await blobs.close?.();
     },
   };
 }
