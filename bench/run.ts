@@ -3,6 +3,7 @@
  * one JSON line per measured scenario on stdout. A new section is a file in bench/ exporting a
  * {@link BenchSection}, added to {@link SECTIONS}.
  */
+import { eventLoopBench } from './event-loop.js';
 import { httpBench } from './http.js';
 import { lipSyncBench } from './lipsync.js';
 import { runSeparationBench } from './separation.js';
@@ -10,6 +11,7 @@ import { settingsFromEnv, type BenchLine, type BenchSection } from './lib/settin
 
 const SECTIONS: Record<string, BenchSection> = {
   http: httpBench,
+  'event-loop': eventLoopBench,
   lipsync: lipSyncBench,
   separation: async (_settings, emit) => {
     for (const row of await runSeparationBench()) emit({ bench: 'separation', ...row });

@@ -18,9 +18,12 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): { options:
       redisNamespace: env.VIRTUAL_ANCHOR_REDIS_NAMESPACE || undefined,
       // all (default), api or worker; api and worker need REDIS_URL. A worker still listens on PORT, for /healthz and /readyz.
       role: roleFrom(env.VIRTUAL_ANCHOR_ROLE),
+      s3: s3FromEnv(env),
       // Any pino logger works as `logger` (so do console and winston).
       logger: pino({ level: env.LOG_LEVEL ?? 'info' }),
       metrics: env.VIRTUAL_ANCHOR_METRICS === '1',
+      // Jobs created with `webhookUrl` announce their end signed with this `whsec_<base64>` secret.
+      ...(env.VIRTUAL_ANCHOR_WEBHOOK_SECRET ? { webhooks: { secret: env.VIRTUAL_ANCHOR_WEBHOOK_SECRET } } : {}),
     },
   };
 }
@@ -30,4 +33,21 @@ function roleFrom(value: string | undefined): VirtualAnchorOptions['role'] {
   if (!value) return undefined;
   if (value === 'all' || value === 'api' || value === 'worker') return value;
   throw new Error(`VIRTUAL_ANCHOR_ROLE must be all, api or worker, not ${JSON.stringify(value)}`);
+}
+
+/**
+ * Blobs in S3 when `VIRTUAL_ANCHOR_S3_BUCKET` is set: `VIRTUAL_ANCHOR_S3_ENDPOINT` (an S3-compatible store; default AWS),
+ * `VIRTUAL_ANCHOR_S3_REGION`, `VIRTUAL_ANCHOR_S3_PREFIX`, `VIRTUAL_ANCHOR_S3_FORCE_PATH_STYLE=1`; credentials from the
+ * AWS SDK's default chain (`AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY`, a profile, an instance role).
+ */
+function s3FromEnv(env: NodeJS.ProcessEnv): VirtualAnchorOptions['s3'] {
+  const bucket = env.VIRTUAL_ANCHOR_S3_BUCKET;
+  if (!bucket) return undefined;
+  return {
+    bucket,
+    endpoint: env.VIRTUAL_ANCHOR_S3_ENDPOINT || undefined,
+    region: env.VIRTUAL_ANCHOR_S3_REGION || undefined,
+    prefix: env.VIRTUAL_ANCHOR_S3_PREFIX || undefined,
+    forcePathStyle: env.VIRTUAL_ANCHOR_S3_FORCE_PATH_STYLE === '1',
+  };
 }

@@ -36,13 +36,25 @@ export type { AvatarView, AvatarListItemView } from './core/schemas/avatar.js';
 export type { UploadView } from './core/schemas/upload.js';
 
 export type { JobStore } from './storage/job-store.js';
-export type { BlobStore, BlobMeta, BlobInfo } from './storage/blob-store.js';
+export type { ClaimedDelivery, IdempotencyReservation, StoredAnswer } from './storage/store-extensions.js';
+export {
+  signWebhook,
+  verifyWebhook,
+  WebhookVerificationError,
+  WEBHOOK_TOLERANCE_S,
+  type WebhookHeaders,
+  type WebhookVerificationReason,
+  type IncomingHeaders,
+} from './core/webhooks/signature.js';
+export type { WebhookEvent } from './core/webhooks/event.js';
+export type { BlobStore, BlobMeta, BlobInfo, BlobCapability, PresignOptions } from './storage/blob-store.js';
 export { BlobExistsError, BlobTooLargeError, type LeftoverReport } from './storage/blob-store.js';
 export { MemoryJobStore, type MemoryJobStoreOptions } from './storage/memory-job-store.js';
 export { RedisJobStore, type RedisJobStoreOptions } from './storage/redis-job-store.js';
 export type { RedisTimeouts } from './storage/redis-connection.js';
 export { StoreUnavailableError, isStoreUnavailable } from './storage/store-unavailable-error.js';
 export { FsBlobStore } from './storage/fs-blob-store.js';
+export { S3BlobStore, type S3BlobStoreOptions } from './storage/s3-blob-store.js';
 
 export type {
   LipSyncEngine,

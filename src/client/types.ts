@@ -44,6 +44,8 @@ export interface CreateAvatarVideo {
   avatarId: string;
   backgroundUrl?: string;
   dangerousFlag?: boolean;
+  /** Where to POST a signed event (Standard Webhooks) when the job reaches `completed` or `error`. */
+  webhookUrl?: string;
 }
 
 /** What POST /v2/2davatar answers for the created job. */
@@ -66,6 +68,8 @@ export interface AvatarVideo extends AvatarVideoCreated {
 /** Body of POST /v1/sourceSeparations. */
 export interface CreateSourceSeparation {
   audioUri: string;
+  /** Where to POST a signed event (Standard Webhooks) when the job reaches `completed` or `error`. */
+  webhookUrl?: string;
 }
 
 /** Signed links to the two stems; empty strings until completed. */
@@ -118,4 +122,18 @@ export interface ErrorBody {
     message: string;
     details?: { field: string; message: string }[];
   };
+}
+
+/** The event POSTed to the `webhookUrl` of an avatar video job when it ends (verify it with `verifyWebhook`). */
+export interface AvatarVideoWebhookEvent {
+  type: 'avatarVideo.completed' | 'avatarVideo.error';
+  /** The job as GET /v2/2davatar/{id} answers it. */
+  data: AvatarVideo;
+}
+
+/** The event POSTed to the `webhookUrl` of a source separation when it ends. */
+export interface SourceSeparationWebhookEvent {
+  type: 'sourceSeparation.completed' | 'sourceSeparation.error';
+  /** The job as GET /v1/sourceSeparations/{id} answers it. */
+  data: SourceSeparation;
 }

@@ -10,6 +10,7 @@ import type { CoreRequest, CoreResponse } from './http/types.js';
 import type { Route } from './http/router.js';
 import { HttpCore } from './service.js';
 import { LinkBuilder } from './links.js';
+import { presigner } from '../storage/blob-files.js';
 import type { ApiDeps } from './api/deps.js';
 import { buildRoutes } from './api/routes.js';
 import { operationsRoutes } from './api/operations-routes.js';
@@ -107,7 +108,11 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     get uploads() {
       return started().uploads;
     },
-    links: (baseUrl) => new LinkBuilder(started().signer, baseUrl, resolved.retention.linkTtlMs),
+    get idempotency() {
+      return started().idempotency;
+    },
+    links: (baseUrl) =>
+      new LinkBuilder(started().signer, baseUrl, resolved.retention.linkTtlMs, Date.now, presigner(started().blobs)),
     openapi: () => (openapi ??= buildOpenApi(routes)),
     async readiness() {
       const services = startup.value;

@@ -80,6 +80,16 @@ interface JobBase {
   failure?: JobFailure;
   /** Blobs the job created for its inputs (downloads, not the caller's uploads); deleted when the job ends. */
   scratchBlobs?: string[];
+  /** Where the final state is announced (the creation's `webhookUrl`), with the base URL of links in the payload. */
+  webhook?: JobWebhook;
+}
+
+/** The webhook of a job: the store queues one delivery to `url` when the job first reaches a final state. */
+export interface JobWebhook {
+  /** The `webhookUrl` exactly as submitted. */
+  url: string;
+  /** Base URL of the links in the payload (`publicUrl`, or the creating request's). */
+  baseUrl: string;
 }
 
 export interface AvatarVideoJob extends JobBase {

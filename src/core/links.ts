@@ -1,5 +1,7 @@
+import { create as contentDisposition } from 'content-disposition';
 import type { BlobRef } from './job.js';
-import { wellFormed } from './file-name.js';
+import { downloadName, wellFormed } from './file-name.js';
+import type { PresignOptions } from '../storage/blob-store.js';
 
 /** Signs blob ids (and download names) into expiring tokens and checks them (implemented by `storage/url-signer.ts`). */
 export interface BlobLinkSigner {
@@ -9,10 +11,17 @@ export interface BlobLinkSigner {
   verify(blobId: string, expires: number, signature: string, nowMs: number, fileName?: string): 'ok' | 'expired' | 'invalid';
 }
 
+/** Makes a presigned GET URL served by the blob store itself (a store with the `presignedGet` capability). */
+export type PresignFn = (blobId: string, options: PresignOptions) => Promise<string>;
+
 /**
- * Builds the signed, expiring file links that appear in responses (`path`, avatar image links):
- * `<base>/files/<blobId>/<fileName>?expires=…&signature=…`. The signature covers the blob id, the expiry and the
- * file name, so nobody holding a link can change the name the download is served under.
+ * Builds the expiring file links that appear in responses (`path`, avatar image links), valid `ttlMs`:
+ *
+ * - with `presign` (the blob store has the `presignedGet` capability, e.g. S3): a presigned GET URL of the store,
+ *   answering with the blob's type and `Content-Disposition: inline` with the download name; the bytes never pass
+ *   through this process;
+ * - otherwise `<base>/files/<blobId>/<fileName>?expires=…&signature=…`, served by the file route. The signature covers
+ *   the blob id, the expiry and the file name, so nobody holding a link can change the name the download is served under.
  */
 export class LinkBuilder {
   constructor(
@@ -20,9 +29,24 @@ export class LinkBuilder {
     private readonly baseUrl: string,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
+    private readonly presign?: PresignFn,
   ) {}
 
-  /** A link to the blob, or `''` when there is no blob (not generated yet, or deleted by retention). */
+  /**
+   * The link handed out in responses: a presigned URL of the store when it can make one, else {@link LinkBuilder.to}.
+   * `''` when there is no blob (not generated yet, or deleted by retention).
+   */
+  async link(blob: BlobRef | undefined, fileName?: string): Promise<string> {
+    if (!blob || !this.presign) return this.to(blob, fileName);
+    const name = fileName ? wellFormed(fileName) : undefined;
+    return this.presign(blob.id, {
+      expiresInMs: this.ttlMs,
+      contentType: blob.contentType,
+      contentDisposition: name ? contentDisposition(downloadName(name), { type: 'inline' }) : undefined,
+    });
+  }
+
+  /** A signed `/files` link to the blob (served by this process), or `''` when there is no blob. */
   to(blob: BlobRef | undefined, fileName?: string): string {
     if (!blob) return '';
     const name = fileName ? wellFormed(fileName) : undefined;

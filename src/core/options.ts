@@ -7,6 +7,8 @@ import type { BlobStore } from '../storage/blob-store.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../inference/engines.js';
 import type { AvatarDefinitionInput } from '../inference/avatar/definition.js';
+import { isWebhookSecret } from './webhooks/signature.js';
+import { WEBHOOK_RETRY_DELAYS_MS } from './webhooks/retry-schedule.js';
 
 const HOUR = 3_600_000;
 
@@ -24,6 +26,25 @@ export interface VirtualAnchorOptions {
   publicUrl?: string;
   /** Redis URL (e.g. `redis://127.0.0.1:6379`): store job records in Redis instead of memory. */
   redis?: string;
+  /**
+   * Keep blobs (uploads, fetched inputs, results, avatar assets) in an S3-compatible object store instead of under
+   * `dataDir`; result and avatar links are then presigned GET URLs served by the store. `backends.blobStore` wins
+   * over this. Credentials default to the AWS SDK's chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, profile, IMDS).
+   */
+  s3?: {
+    /** The bucket (must exist). */
+    bucket: string;
+    /** Key prefix inside the bucket, e.g. `virtual-anchor/`. Default `''`. */
+    prefix?: string;
+    /** Region. Default: `AWS_REGION`, else `us-east-1`. */
+    region?: string;
+    /** Endpoint of an S3-compatible store (MinIO, R2, Ceph), e.g. `http://127.0.0.1:9000`. Default: AWS. */
+    endpoint?: string;
+    /** Path-style addressing (`<endpoint>/<bucket>/<key>`), as most S3-compatible stores need. Default false. */
+    forcePathStyle?: boolean;
+    /** Static credentials instead of the default chain. */
+    credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  };
   /** Key prefix for Redis records and the BullMQ queue. Default `virtual-anchor`. */
   redisNamespace?: string;
   /**
@@ -137,6 +158,20 @@ export interface VirtualAnchorOptions {
      */
     recordsMs?: number;
   };
+  /**
+   * Webhooks: jobs created with `webhookUrl` POST a signed event (Standard Webhooks) there when they reach
+   * `completed` or `error`. Without `secret`, a `webhookUrl` is refused (400 `webhooks_disabled`).
+   */
+  webhooks?: {
+    /** Signing secret, `whsec_` followed by at least 16 random bytes in base64 (e.g. `'whsec_' + randomBytes(32).toString('base64')`). */
+    secret?: string;
+    /** Waits before each retry in ms. Default 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (about 27.6 h in all). */
+    retryDelaysMs?: number[];
+    /** Deadline of one delivery attempt. Default 10 000 ms. */
+    timeoutMs?: number;
+    /** How often due deliveries are looked for. Default 1 000 ms. */
+    pollMs?: number;
+  };
   /** Delay after which a job created with `dangerousFlag: true` is moved to `error`. Default 10 000 ms (SPEC §3). */
   dangerousFlagDelayMs?: number;
   /** Custom or extra backends. Anything left out uses the built-in default. */
@@ -180,6 +215,20 @@ export const optionsSchema = z
     dataDir: z.string().min(1).default('./.virtual-anchor'),
     publicUrl: z.url({ protocol: /^https?$/ }).optional(),
     redis: z.string().regex(/^rediss?:\/\//, 'redis must be a redis:// or rediss:// URL').optional(),
+    s3: z
+      .object({
+        bucket: z.string().min(1),
+        prefix: z.string().regex(/^([^/]+\/)*$/, 's3.prefix must be empty or end with `/`, e.g. `virtual-anchor/`').optional(),
+        region: z.string().min(1).optional(),
+        endpoint: z.url({ protocol: /^https?$/ }).optional(),
+        forcePathStyle: z.boolean().optional(),
+        credentials: z
+          // Not strict: the AWS SDK marks a credentials object it has used with extra fields.
+          .object({ accessKeyId: z.string().min(1), secretAccessKey: z.string().min(1), sessionToken: z.string().optional() })
+          .optional(),
+      })
+      .strict()
+      .optional(),
     redisNamespace: z.string().min(1).default('virtual-anchor'),
     role: z.enum(['all', 'api', 'worker']).default('all'),
     queue: z.enum(['memory', 'bullmq']).optional(),
@@ -242,6 +291,18 @@ export const optionsSchema = z
       .strict()
       .prefault({}),
     dangerousFlagDelayMs: z.number().int().min(0).default(10_000),
+    webhooks: z
+      .object({
+        secret: z
+          .string()
+          .refine((secret) => isWebhookSecret(secret), 'webhooks.secret must be `whsec_` followed by at least 16 bytes in base64')
+          .optional(),
+        retryDelaysMs: z.array(posMs).min(1).default([...WEBHOOK_RETRY_DELAYS_MS]),
+        timeoutMs: posMs.default(10_000),
+        pollMs: posMs.default(1_000),
+      })
+      .strict()
+      .prefault({}),
     backends: z
       .object({
         jobStore: obj.optional(),
@@ -293,6 +354,7 @@ export interface ResolvedOptions
   authenticate: AuthenticateFn;
   publicUrl?: string;
   redis?: string;
+  s3?: NonNullable<VirtualAnchorOptions['s3']>;
   signingSecret?: string;
   ffmpegPath?: string;
   ffprobePath?: string;
@@ -303,6 +365,7 @@ export interface ResolvedOptions
   /** Where the metrics are served, or `false` when they are off. */
   metrics: { path: string } | false;
   retention: Required<NonNullable<VirtualAnchorOptions['retention']>>;
+  webhooks: Omit<Required<NonNullable<VirtualAnchorOptions['webhooks']>>, 'secret'> & { secret?: string };
 }
 
 /** Thrown by {@link createVirtualAnchor} when options are invalid; lists every problem. */

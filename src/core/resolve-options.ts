@@ -27,6 +27,7 @@ export function resolveOptions(input: VirtualAnchorOptions): { resolved: Resolve
     authenticate,
     publicUrl: o.publicUrl?.replace(/\/+$/, ''),
     redis: o.redis,
+    s3: o.s3,
     signingSecret: o.signingSecret,
     ffmpegPath: o.ffmpegPath,
     ffprobePath: o.ffprobePath,
@@ -40,6 +41,7 @@ export function resolveOptions(input: VirtualAnchorOptions): { resolved: Resolve
     limits: o.limits,
     metrics: o.metrics === false ? false : { path: (o.metrics === true ? undefined : o.metrics.path) ?? '/metrics' },
     retention: o.retention,
+    webhooks: o.webhooks,
   };
   return { resolved, raw: input };
 }

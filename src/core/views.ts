@@ -25,33 +25,34 @@ export function avatarVideoCreated(job: AvatarVideoJob): AvatarVideoCreatedView 
   return stamps(job);
 }
 
-export function avatarVideoView(job: AvatarVideoJob, links: LinkBuilder): AvatarVideoView {
+export async function avatarVideoView(job: AvatarVideoJob, links: LinkBuilder): Promise<AvatarVideoView> {
   const result = usable(job, job.result);
-  return { ...stamps(job), path: links.to(result?.video, `${job.uid}.mp4`), ...progressOf(job), ...reason(job) };
+  return { ...stamps(job), path: await links.link(result?.video, `${job.uid}.mp4`), ...progressOf(job), ...reason(job) };
 }
 
 export function separationCreated(job: SeparationJob): SeparationCreatedView {
   return { uid: job.uid, audioUri: job.input.audioUri, status: job.status, createdAt: job.createdAt, updatedAt: job.updatedAt };
 }
 
-function stemPaths(job: SeparationJob, links: LinkBuilder) {
+async function stemPaths(job: SeparationJob, links: LinkBuilder) {
   const result = usable(job, job.result);
   const ext = (blob: { contentType: string } | undefined) => EXTENSIONS[blob?.contentType ?? ''] ?? 'bin';
-  return {
-    speech: links.to(result?.speech, `${job.uid}-speech.${ext(result?.speech)}`),
-    ambience: links.to(result?.ambience, `${job.uid}-ambience.${ext(result?.ambience)}`),
-  };
+  const [speech, ambience] = await Promise.all([
+    links.link(result?.speech, `${job.uid}-speech.${ext(result?.speech)}`),
+    links.link(result?.ambience, `${job.uid}-ambience.${ext(result?.ambience)}`),
+  ]);
+  return { speech, ambience };
 }
 
-export function separationListItem(job: SeparationJob, links: LinkBuilder): SeparationListItemView {
-  return { ...stamps(job), path: stemPaths(job, links), ...progressOf(job), ...reason(job) };
+export async function separationListItem(job: SeparationJob, links: LinkBuilder): Promise<SeparationListItemView> {
+  return { ...stamps(job), path: await stemPaths(job, links), ...progressOf(job), ...reason(job) };
 }
 
-export function separationView(job: SeparationJob, links: LinkBuilder): SeparationView {
+export async function separationView(job: SeparationJob, links: LinkBuilder): Promise<SeparationView> {
   return {
     uid: job.uid,
     audioUri: job.input.audioUri,
-    path: stemPaths(job, links),
+    path: await stemPaths(job, links),
     taskId: job.taskId,
     status: job.status,
     createdAt: job.createdAt,

@@ -43,10 +43,35 @@ export interface LeftoverReport {
 }
 
 /**
+ * What a caller may rely on beyond the core methods, as tus-node-server's `DataStore.extensions`:
+ *
+ * - `localPath`: {@link BlobStore.localPath} exists and returns a file on this machine's disk (engines may read it in place).
+ * - `range`: {@link BlobStore.open} serves byte ranges without reading the bytes before the range.
+ * - `presignedGet`: {@link BlobStore.presignGet} exists and returns an expiring URL served by the store itself, so
+ *   downloads bypass this process.
+ * - `exclusiveCreate`: a put with a taken `id` always fails with {@link BlobExistsError}, even when two processes race;
+ *   without it a store checks first and the later of two simultaneous puts of one id may replace the earlier.
+ */
+export type BlobCapability = 'localPath' | 'range' | 'presignedGet' | 'exclusiveCreate';
+
+/** Per-link options of {@link BlobStore.presignGet}. */
+export interface PresignOptions {
+  /** Lifetime of the link in ms (stores may clamp it, S3 to 7 days). */
+  expiresInMs: number;
+  /** `Content-Disposition` the store answers with (e.g. `inline; filename="clip.mp4"`). */
+  contentDisposition?: string;
+  /** `Content-Type` the store answers with (default: the stored one). */
+  contentType?: string;
+}
+
+/**
  * Where media files live: inputs copied at job creation, uploads, results, avatar assets.
- * Modelled on tus-node-server's DataStore: a small interface, a filesystem default.
+ * Modelled on tus-node-server's DataStore: a small interface, a filesystem default, and a list of
+ * {@link BlobCapability | capabilities} saying which optional parts a store has.
  */
 export interface BlobStore {
+  /** What this store can do beyond the required methods. */
+  readonly capabilities: ReadonlySet<BlobCapability>;
   /**
    * Streams `source` into a new blob. With `maxBytes`, rejects with {@link BlobTooLargeError}
    * as soon as more bytes arrive, and leaves nothing behind. With an `id` that is taken, rejects with
@@ -56,8 +81,16 @@ export interface BlobStore {
   put(source: Readable, meta: BlobMeta, options?: { maxBytes?: number; id?: string }): Promise<BlobRef>;
   /** Metadata, or `undefined` when missing/deleted. */
   stat(id: string): Promise<BlobInfo | undefined>;
-  /** A local filesystem path of the blob (engines and ffmpeg read files). */
-  localPath(id: string): Promise<string | undefined>;
+  /**
+   * With the `localPath` capability only: a file on this machine holding the blob (engines and ffmpeg read it in
+   * place), or `undefined` when missing. Without it, callers copy the blob with `open` (see `blob-files.ts`).
+   */
+  localPath?(id: string): Promise<string | undefined>;
+  /**
+   * With the `presignedGet` capability only: an expiring URL that the store itself serves (GET, range requests
+   * included), so the bytes never pass through this process. Does not check that the blob exists.
+   */
+  presignGet?(id: string, options: PresignOptions): Promise<string>;
   /** Reads the blob, optionally a byte range (inclusive `end`). */
   open(id: string, range?: { start: number; end: number }): Promise<Readable | undefined>;
   /** Deletes the blob; no error when missing. */
@@ -71,4 +104,6 @@ export interface BlobStore {
    * process's work). Called once at start-up; never rejects.
    */
   removeLeftovers?(): Promise<LeftoverReport>;
+  /** Optional: releases connections (an S3 client's sockets). Called when the instance that made the store closes. */
+  close?(): void | Promise<void>;
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BlobRef } from '../core/job.js';
-import { BlobExistsError, type BlobInfo, type BlobMeta, type BlobStore, type LeftoverReport } from './blob-store.js';
+import { BlobExistsError, type BlobCapability, type BlobInfo, type BlobMeta, type BlobStore, type LeftoverReport } from './blob-store.js';
 import { isBlobId, newBlobId } from './blob-id.js';
 import { ByteCounter } from './byte-counter.js';
 import { fsErrorCode } from './fs-error-code.js';
@@ -35,6 +35,8 @@ const SCAN_BATCH = 64;
  * ({@link FsBlobStore.removeLeftovers}).
  */
 export class FsBlobStore implements BlobStore {
+  /** Files on this machine's disk, ranges read in place, ids taken atomically (a rename). */
+  readonly capabilities: ReadonlySet<BlobCapability> = new Set<BlobCapability>(['localPath', 'range', 'exclusiveCreate']);
   readonly #blobs: string;
   readonly #tmp: OwnedDirs;
 

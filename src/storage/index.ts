@@ -1,11 +1,22 @@
 /** The storage layer: job records, media files and signed links. */
 export type { JobStore } from './job-store.js';
-export { BlobExistsError, BlobTooLargeError, type BlobInfo, type BlobMeta, type BlobStore, type LeftoverReport } from './blob-store.js';
+export {
+  BlobExistsError,
+  BlobTooLargeError,
+  type BlobCapability,
+  type BlobInfo,
+  type BlobMeta,
+  type BlobStore,
+  type LeftoverReport,
+  type PresignOptions,
+} from './blob-store.js';
 export { MemoryJobStore, type MemoryJobStoreOptions } from './memory-job-store.js';
 export { RedisJobStore, type RedisJobStoreOptions } from './redis-job-store.js';
 export { StoreUnavailableError, isStoreUnavailable } from './store-unavailable-error.js';
 export { DEFAULT_REDIS_TIMEOUTS, type RedisTimeouts } from './redis-connection.js';
 export { createJobStore, type CreateJobStoreOptions } from './create-job-store.js';
 export { FsBlobStore } from './fs-blob-store.js';
+export { S3BlobStore, type S3BlobStoreOptions } from './s3-blob-store.js';
+export { createBlobStore, type CreateBlobStoreOptions } from './create-blob-store.js';
 export { isBlobId, newBlobId } from './blob-id.js';
 export { UrlSigner, loadOrCreateSecret, type SignatureCheck, type SignedParams } from './url-signer.js';

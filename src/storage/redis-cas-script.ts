@@ -16,6 +16,10 @@
  * ARGV[7]              the record key's TTL in ms, set when the record first becomes final (a safety
  *                      net a little longer than the expiry: the sweeper deletes it first)
  * ARGV[8]              the job's member of the expiry set
+ * ARGV[9]              the webhook outbox sorted set, when the new record has a webhook ('' otherwise): the
+ *                      first write that makes the record final adds the uid, scored ARGV[10] (due at once),
+ *                      so the delivery is queued atomically with the final state
+ * ARGV[10]             now, in epoch ms
  *
  * A record that is final already keeps its first expiry (and TTL: `SET ... KEEPTTL`, Redis 6+)
  * when it is written again; a record that is not final is not in the expiry set.
@@ -34,6 +38,7 @@ elseif redis.call('ZSCORE', KEYS[2], ARGV[8]) then
 else
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[7])
   redis.call('ZADD', KEYS[2], ARGV[6], ARGV[8])
+  if ARGV[9] ~= '' then redis.call('ZADD', ARGV[9], 'NX', ARGV[10], ARGV[5]) end
 end
 local leave = tonumber(ARGV[3])
 for i = 3, leave + 2 do redis.call('ZREM', KEYS[i], ARGV[5]) end

@@ -79,6 +79,14 @@ test('lip-sync render: one h264 yuv420p stream and one aac stream, as long as th
   assert.ok(head.indexOf('moov') !== -1 && head.indexOf('moov') < (head.indexOf('mdat') === -1 ? Infinity : head.indexOf('mdat')));
 });
 
+test('the mp4 carries no more sound than the duration of the job (the decoded length), whatever the file holds', async () => {
+  const out = join(dir, 'capped.mp4');
+  const engine = new CanvasLipSyncEngine(new FixedSequenceAnalyzer(1), { binaries, progressIntervalMs: 0 });
+  await engine.render({ audioPath: audio, durationSec: 1, avatar: ava, outputPath: out }, context(new AbortController().signal));
+  const sound = (await ffprobeStreams(binaries.ffprobePath, out)).find((s) => s.codec_type === 'audio')!;
+  assert.ok(Number(sound.duration) <= 1 + 1 / ava.fps, `the 2 s recording was muxed for ${sound.duration} s`);
+});
+
 test('abort mid-render kills ffmpeg, rejects, and leaves no output', async () => {
   const out = join(dir, 'aborted.mp4');
   const controller = new AbortController();

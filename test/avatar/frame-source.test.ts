@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,8 @@ import type { AvatarDefinition } from '../../src/inference/avatar/definition.js'
 import type { MouthShape } from '../../src/inference/lipsync/mouth.js';
 import { FrameSource, idleFrameWorkers } from '../../src/inference/render/frame-source.js';
 import { builtIns, hashOf } from './helpers.js';
+import { probeMedia } from '../../src/inference/media/index.js';
+import { BINARIES } from '../helpers/media.js';
 
 let amara: AvatarDefinition;
 let avatars: AvatarDefinition[];
@@ -144,4 +147,38 @@ test('a worker that finished a video draws the next one (no new start-up); one s
   await frames.return(undefined);
   await stopped.close();
   assert.equal(idleFrameWorkers(), idle - 1, 'a worker stopped half-way does not go back to the pool');
+});
+
+test('with an encoder, the worker writes the mp4 itself; a video closed unfinished is stopped, its file removed, and the worker kept', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'va-frame-encode-'));
+  try {
+    const binaries = { ...BINARIES, source: { ffmpeg: 'option', ffprobe: 'option' } } as const;
+    const encoder = (name: string) => ({
+      options: { width: amara.width, height: amara.height, fps: amara.fps, outputPath: join(dir, name), preset: 'ultrafast' as const },
+      binaries,
+    });
+    for (const thread of ['worker', 'main'] as const) {
+      const source = FrameSource.open({ definition: amara, thread, encoder: encoder(`${thread}.mp4`) });
+      const counts: number[] = [];
+      try {
+        await source.ready();
+        await source.encode(mouths, 10, undefined, (done) => counts.push(done));
+      } finally {
+        await source.close();
+      }
+      assert.deepEqual(counts, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10], `${thread}: progress per frame`);
+      const probe = await probeMedia(join(dir, `${thread}.mp4`), binaries);
+      assert.equal(probe.video?.codec, 'h264', `${thread}: an h264 video`);
+    }
+    const idle = idleFrameWorkers();
+    assert.ok(idle >= 1);
+    // The job failed before drawing (e.g. its analysis): close() stops the encoder the worker started.
+    const unfinished = FrameSource.open({ definition: amara, encoder: encoder('unfinished.mp4') });
+    await unfinished.ready();
+    await unfinished.close();
+    assert.equal(existsSync(join(dir, 'unfinished.mp4')), false, 'no partial file is left');
+    assert.equal(idleFrameWorkers(), idle, 'the worker answered the stop and went back to the pool');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });

@@ -101,7 +101,17 @@ for (const adapter of ADAPTERS) {
       assert.deepEqual(Object.keys(file.responses!).sort(), ['200', '206', '403', '405', '410', '416', '500', '503']);
       assert.ok(header('get /files/{id}/{name}', '416')['content-range'], 'Content-Range on 416');
       assert.ok(header('get /files/{id}/{name}', '206')['content-range'], 'Content-Range on 206');
-      assert.deepEqual(Object.keys(all.get('post /v2/2davatar')!.responses!).sort(), ['201', '400', '403', '405', '413', '415', '429', '500', '503']);
+      assert.deepEqual(Object.keys(all.get('post /v2/2davatar')!.responses!).sort(), ['201', '400', '403', '405', '409', '413', '415', '422', '429', '500', '503']);
+      for (const cancel of ['post /v2/2davatar/{id}/cancel', 'post /v1/sourceSeparations/{source_separation_id}/cancel']) {
+        assert.deepEqual(Object.keys(all.get(cancel)?.responses ?? {}).sort(), ['200', '403', '404', '405', '409', '429', '500', '503'], cancel);
+      }
+      for (const create of ['post /v2/2davatar', 'post /v1/sourceSeparations', 'post /v1/uploads']) {
+        const parameters = (all.get(create)!.parameters ?? []) as OpenAPIV3_1.ParameterObject[];
+        assert.ok(parameters.some((p) => p.in === 'header' && p.name === 'Idempotency-Key'), `${create} documents Idempotency-Key`);
+        assert.ok((all.get(create)!.responses!['422'] as OpenAPIV3_1.ResponseObject).description.includes('`idempotency_key_reused`'));
+      }
+      const webhooks = (doc as OpenAPIV3_1.Document).webhooks ?? {};
+      assert.deepEqual(Object.keys(webhooks).sort(), ['avatarVideoEnded', 'sourceSeparationEnded']);
       for (const code of ['validation_failed', 'unknown_avatar', 'forbidden_address', 'missing_file']) {
         assert.ok(ERROR_STATUSES[400]!.codes.includes(code), code);
       }

@@ -44,6 +44,14 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/**
+ * What a job passes as `durationSec`: the input's length measured by decoding (the engine never writes more). The
+ * test files' headers are honest, so the probe gives it here.
+ */
+async function durationOf(path: string): Promise<number> {
+  return (await probeMedia(path, binaries)).durationSec;
+}
+
 function context(progress: JobProgress[] = [], signal = new AbortController().signal): EngineContext {
   return { signal, onProgress: (p) => progress.push(p), workDir: dir };
 }
@@ -77,7 +85,7 @@ test('wav stereo 44.1 kHz: stems keep rate, channels and length, sum back to the
   const progress: JobProgress[] = [];
   const input = join(dir, 'mix.wav');
   const out = await engine.separate(
-    { audioPath: input, durationSec: 4, speechPath: join(dir, 'wav-speech'), ambiencePath: join(dir, 'wav-ambience') },
+    { audioPath: input, durationSec: await durationOf(input), speechPath: join(dir, 'wav-speech'), ambiencePath: join(dir, 'wav-ambience') },
     context(progress),
   );
   assert.deepEqual(out, { contentType: 'audio/wav', extension: 'wav' });
@@ -120,7 +128,7 @@ test('mp4 (AAC 48 kHz) and mov (PCM mono 22.05 kHz) video inputs: the audio trac
     const input = join(dir, name);
     const speechPath = join(dir, `${name}-speech`);
     const ambiencePath = join(dir, `${name}-ambience`);
-    await engine.separate({ audioPath: input, durationSec: 3, speechPath, ambiencePath }, context());
+    await engine.separate({ audioPath: input, durationSec: await durationOf(input), speechPath, ambiencePath }, context());
     const x = await pcm(input, rate, channels);
     for (const stem of [speechPath, ambiencePath]) {
       const probe = await probeMedia(stem, binaries);
@@ -135,7 +143,7 @@ test('mp3 output by option', async () => {
   const engine = new OnnxSeparationEngine({ binaries, logger: silent, format: 'mp3', mp3BitrateKbps: 96 });
   const speechPath = join(dir, 'mp3-speech');
   const out = await engine.separate(
-    { audioPath: join(dir, 'mix.wav'), durationSec: 4, speechPath, ambiencePath: join(dir, 'mp3-ambience') },
+    { audioPath: join(dir, 'mix.wav'), durationSec: await durationOf(join(dir, 'mix.wav')), speechPath, ambiencePath: join(dir, 'mp3-ambience') },
     context(),
   );
   assert.deepEqual(out, { contentType: 'audio/mpeg', extension: 'mp3' });
@@ -153,6 +161,17 @@ test('an input without audio rejects with a clear reason and writes nothing', as
     /no audio stream/,
   );
   await assert.rejects(stat(speechPath));
+});
+
+test('the stems never run past the duration of the job (the decoded length), whatever the file holds', async () => {
+  const engine = new OnnxSeparationEngine({ binaries, logger: silent });
+  const speechPath = join(dir, 'capped-speech');
+  const ambiencePath = join(dir, 'capped-ambience');
+  await engine.separate({ audioPath: join(dir, 'mix.wav'), durationSec: 2, speechPath, ambiencePath }, context());
+  for (const stem of [speechPath, ambiencePath]) {
+    const samples = (await pcm(stem, 44100, 2)).length / 2;
+    assert.ok(Math.abs(samples - 2 * 44100) <= 1, `${stem}: ${samples} samples, expected 2 s`);
+  }
 });
 
 test('an input over maxDurationSec rejects before any work', async () => {

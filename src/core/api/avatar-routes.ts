@@ -8,13 +8,18 @@ import type { LinkBuilder } from '../links.js';
 import { avatarListItemSchema, avatarSchema, type AvatarListItemView, type AvatarView } from '../schemas/avatar.js';
 import { type ApiDeps, envelope } from './deps.js';
 
-function avatarView(entry: AvatarEntry, links: LinkBuilder): AvatarView {
+async function avatarView(entry: AvatarEntry, links: LinkBuilder): Promise<AvatarView> {
+  const [path, previewImagePath, thumbnailPath] = await Promise.all([
+    links.link(entry.assets.video, `${entry.definition.id}.mp4`),
+    links.link(entry.assets.preview, `${entry.definition.id}-preview.png`),
+    links.link(entry.assets.thumbnail, `${entry.definition.id}-thumbnail.png`),
+  ]);
   return {
     uid: entry.uid,
     name: entry.name,
-    path: links.to(entry.assets.video, `${entry.definition.id}.mp4`),
-    previewImagePath: links.to(entry.assets.preview, `${entry.definition.id}-preview.png`),
-    thumbnailPath: links.to(entry.assets.thumbnail, `${entry.definition.id}-thumbnail.png`),
+    path,
+    previewImagePath,
+    thumbnailPath,
     createdAt: entry.createdAt,
     updatedAt: entry.updatedAt,
   };
@@ -40,10 +45,9 @@ export function avatarRoutes(deps: ApiDeps): Route[] {
         const { page, perPage } = validate(query, Object.fromEntries(request.query), 'query');
         const { total, items } = deps.catalogue.list(page, perPage);
         const links = deps.links(baseUrl);
-        const data: AvatarListItemView[] = items.map((e) => ({
-          ...avatarView(e, links),
-          thumbnailGenerationStatus: e.thumbnailGenerationStatus,
-        }));
+        const data: AvatarListItemView[] = await Promise.all(
+          items.map(async (e) => ({ ...(await avatarView(e, links)), thumbnailGenerationStatus: e.thumbnailGenerationStatus })),
+        );
         return json(200, envelope(page, perPage, total, data));
       },
     },
@@ -61,7 +65,7 @@ export function avatarRoutes(deps: ApiDeps): Route[] {
       async handle({ params, baseUrl }) {
         const entry = deps.catalogue.get(params.uid!);
         if (!entry) throw ApiError.notFound('avatar');
-        return json(200, avatarView(entry, deps.links(baseUrl)));
+        return json(200, await avatarView(entry, deps.links(baseUrl)));
       },
     },
   ];

@@ -21,7 +21,7 @@ export function avatarVideoRoutes(deps: ApiDeps): Route[] {
       single: avatarVideoSchema,
       createDescription: 'The audio is fetched and checked before the answer; the video is rendered in the background.',
     },
-    create: (d, owner, body) => d.jobs.createAvatarVideo(owner, body),
+    create: (d, owner, body, context) => d.jobs.createAvatarVideo(owner, body, context),
     created: avatarVideoCreated,
     listItem: avatarVideoView,
     single: avatarVideoView,

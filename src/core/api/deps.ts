@@ -6,10 +6,11 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import type { BlobLinkSigner, LinkBuilder } from '../links.js';
 import type { HeaderMap } from '../http/types.js';
 import type { PagingLimits } from '../schemas/common.js';
+import type { Idempotency } from '../idempotency/idempotency.js';
 
 /** Receives a multipart upload into the blob store; throws an `ApiError` on bad input. */
 export interface UploadPort {
-  receive(body: Readable, headers: HeaderMap, owner: string): Promise<{ blob: BlobRef; fileName: string; createdAt: string; expiresAt: string }>;
+  receive(body: Readable, headers: HeaderMap, owner: string): Promise<{ blob: BlobRef; fileName: string; sha256: string; createdAt: string; expiresAt: string }>;
 }
 
 /** What the route handlers use. Built once per middleware instance. */
@@ -27,6 +28,8 @@ export interface ApiDeps {
   openapi(): object;
   /** Resolves when started and the stores answer; throws a 503 `ApiError` naming what is not ready. */
   readiness(): Promise<void>;
+  /** Replays answers of requests that carry an `Idempotency-Key`. */
+  idempotency: Idempotency;
   /** The Prometheus metrics and where they are served, when the `metrics` option is on. */
   metrics?: { path: string; scrape(): Promise<{ contentType: string; text: string }> };
 }

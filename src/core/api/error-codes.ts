@@ -18,7 +18,7 @@ const uploadCodes = UPLOAD_ERROR_CODES.filter((code) => code !== 'too_large');
 export const ERROR_STATUSES: Record<number, ErrorStatus> = {
   400: {
     description: 'Bad request: a malformed body or query (field details), an input that is unreachable or not acceptable media, audio too long, or a bad upload',
-    codes: ['validation_failed', 'invalid_json', 'unknown_avatar', ...new Set([...inputCodes, ...uploadCodes])],
+    codes: ['validation_failed', 'invalid_json', 'unknown_avatar', 'webhooks_disabled', 'invalid_idempotency_key', ...new Set([...inputCodes, ...uploadCodes])],
   },
   403: { description: 'Forbidden: missing or invalid `key` header, or a file link with a bad signature', codes: ['forbidden', 'invalid_signature'] },
   404: { description: 'Not found (or owned by another key)', codes: ['not_found'] },
@@ -27,8 +27,18 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
     codes: ['method_not_allowed'],
     headers: { allow: 'The methods this path accepts' },
   },
+  409: {
+    description:
+      'Conflict: the job is already `completed` or `error` (cancel), or a request with the same Idempotency-Key is still in progress (retry after `retry-after`)',
+    codes: ['conflict'],
+    headers: { 'retry-after': 'Seconds to wait before retrying (Idempotency-Key in progress only)' },
+  },
   410: { description: 'Gone: the link expired (fetch the resource again for a fresh one) or the file was deleted after its retention period', codes: ['link_expired', 'file_deleted'] },
   413: { description: 'Too large: the JSON body, an upload or a downloaded input exceeds its limit', codes: ['payload_too_large', 'too_large'] },
+  422: {
+    description: 'The Idempotency-Key was used before (same API key, last 24 h) with another request body or route',
+    codes: ['idempotency_key_reused'],
+  },
   415: { description: 'The body is not `application/json`', codes: ['unsupported_media_type'] },
   416: {
     description: 'The requested byte range is outside the file',

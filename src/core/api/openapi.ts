@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { Route } from '../http/router.js';
 import type { DocBody } from '../http/route-doc.js';
 import { errorBodySchema } from '../schemas/common.js';
+import { webhookAvatarVideoEventSchema, webhookSeparationEventSchema } from '../schemas/webhook.js';
 import { ERROR_STATUSES } from './error-codes.js';
 
 /** Name of the API key security scheme in the document. */
@@ -67,10 +68,36 @@ function operation(route: Route): RouteConfig {
     request: {
       params: pathParams(route),
       query: doc.query,
+      headers: doc.headers,
       body: doc.body && { required: true, content: content(doc.body)! },
     },
     responses,
   };
+}
+
+/** The events POSTed to a job's `webhookUrl` (OpenAPI 3.1 `webhooks`). */
+function registerWebhookEvents(registry: OpenAPIRegistry): void {
+  const signed = z.object({
+    'webhook-id': z.string().meta({ description: 'Stable per delivery: the same on every retry (deduplicate on it)' }),
+    'webhook-timestamp': z.string().meta({ description: 'Seconds since the epoch when this attempt was signed' }),
+    'webhook-signature': z.string().meta({ description: '`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` under the `whsec_` secret (Standard Webhooks); check with `verifyWebhook`' }),
+  });
+  const events = [
+    ['avatarVideoEnded', 'An avatar video job reached `completed` or `error`', webhookAvatarVideoEventSchema],
+    ['sourceSeparationEnded', 'A source separation reached `completed` or `error`', webhookSeparationEventSchema],
+  ] as const;
+  for (const [name, summary, schema] of events) {
+    registry.registerWebhook({
+      method: 'post',
+      path: name,
+      operationId: name,
+      summary,
+      description: 'Retried with backoff (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) until the receiver answers 2xx within 10 s.',
+      tags: ['Webhooks'],
+      request: { headers: signed, body: { required: true, content: { 'application/json': { schema } } } },
+      responses: { 200: { description: 'Any 2xx acknowledges the event' } },
+    });
+  }
 }
 
 /**
@@ -86,6 +113,7 @@ export function buildOpenApi(routes: readonly Route[]): Record<string, unknown> 
     description: 'API key, bare or as `Bearer <key>`',
   });
   for (const route of routes) registry.registerPath(operation(route));
+  registerWebhookEvents(registry);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

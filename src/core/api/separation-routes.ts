@@ -26,7 +26,7 @@ export function separationRoutes(deps: ApiDeps): Route[] {
       single: separationSchema,
       createDescription: 'The input is fetched and checked before the answer; the stems are made in the background.',
     },
-    create: (d, owner, body) => d.jobs.createSeparation(owner, body),
+    create: (d, owner, body, context) => d.jobs.createSeparation(owner, body, context),
     created: separationCreated,
     listItem: separationListItem,
     single: separationView,

@@ -3,6 +3,8 @@ import { json } from '../http/types.js';
 import { ApiError } from '../errors.js';
 import { uploadSchema, type UploadView } from '../schemas/upload.js';
 import type { ApiDeps } from './deps.js';
+import { idempotencyKeyOf, requestFingerprint } from '../idempotency/idempotency.js';
+import { IDEMPOTENCY_HEADER_DOC } from './idempotency-doc.js';
 
 /** Path of an upload's private URL; the input resolver recognises it. */
 export const UPLOAD_PATH = '/v1/uploads';
@@ -22,11 +24,21 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
           contentType: 'multipart/form-data',
           schema: { type: 'object', properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' } }, required: ['file'] },
         },
-        responses: { 201: { description: 'Uploaded', body: { contentType: 'application/json', schema: uploadSchema } } },
-        errors: [400, 413],
+        headers: IDEMPOTENCY_HEADER_DOC,
+        responses: {
+          201: {
+            description: 'Uploaded (with `Idempotency-Key`: the first answer again for the same file and name)',
+            body: { contentType: 'application/json', schema: uploadSchema },
+            headers: { 'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key' },
+          },
+        },
+        errors: [400, 409, 413, 422],
       },
       async handle({ request, owner, baseUrl }) {
+        const key = idempotencyKeyOf(request.headers);
+        // The file is stored first (its hash is computed while it streams); a repeat then deletes its copy and replays.
         const upload = await deps.uploads.receive(request.bodyStream, request.headers, owner);
+        const fingerprint = requestFingerprint(`POST ${UPLOAD_PATH}`, upload.sha256, upload.fileName, upload.blob.contentType);
         const view: UploadView = {
           url: `${baseUrl}${UPLOAD_PATH}/${upload.blob.id}`,
           uid: upload.blob.id,
@@ -36,7 +48,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
           createdAt: upload.createdAt,
           expiresAt: upload.expiresAt,
         };
-        return json(201, view);
+        return deps.idempotency.run(key, owner, fingerprint, async () => json(201, view), () => deps.blobs.delete(upload.blob.id));
       },
     },
     {

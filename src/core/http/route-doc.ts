@@ -26,6 +26,8 @@ export interface RouteDoc {
   params?: z.ZodObject;
   /** Query parameters (the same schema the handler validates with). */
   query?: z.ZodObject;
+  /** Request headers the route reads (e.g. `Idempotency-Key`). */
+  headers?: z.ZodObject;
   /** Request body (JSON routes: the schema the handler validates with). */
   body?: DocBody;
   /** Success responses by status. */

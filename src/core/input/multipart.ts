@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { PassThrough, finished, type Readable } from 'node:stream';
 import busboy, { type Busboy, type FileInfo } from 'busboy';
@@ -35,6 +36,8 @@ export interface ReceivedUpload {
   fileName: string;
   /** The part's media type, or `application/octet-stream`. */
   contentType: string;
+  /** SHA-256 of the file's bytes (hex), computed while they streamed into the store. */
+  sha256: string;
 }
 
 /** Room for boundaries and part headers when judging a declared Content-Length against `maxBytes`. */
@@ -132,13 +135,15 @@ async function storeFile(file: Readable, info: FileInfo, blobs: BlobStore, opts:
   body.on('error', () => undefined);
   file.on('limit', () => body.destroy(new BlobTooLargeError(opts.maxBytes)));
   file.on('error', (error: Error) => body.destroy(error));
+  const digest = createHash('sha256');
+  file.on('data', (chunk: Buffer) => digest.update(chunk));
   file.pipe(body);
   const fileName = cleanFileName(info.filename);
   const contentType = cleanMediaType(info.mimeType);
   const expiresAt = new Date((opts.now?.() ?? new Date()).getTime() + opts.retentionMs).toISOString();
   try {
     const blob = await blobs.put(body, { owner: opts.owner, contentType, fileName, expiresAt }, { maxBytes: opts.maxBytes });
-    return { blob, fileName, contentType };
+    return { blob, fileName, contentType, sha256: digest.digest('hex') };
   } finally {
     // When the store gave up early, keep busboy's stream flowing so that the parser can finish.
     file.unpipe(body);

@@ -1,6 +1,13 @@
 import type { BlobRef } from '../job.js';
 import { silentLogger, type Logger } from '../logger.js';
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { BlobStore } from '../../storage/blob-store.js';
+import { blobToLocalFile, localPathReader } from '../../storage/blob-files.js';
+import { FsBlobStore } from '../../storage/fs-blob-store.js';
+import { OwnedDirs } from '../../storage/owned-dirs.js';
 import {
   MediaProbeError,
   MediaProcessError,
@@ -33,6 +40,11 @@ export interface InputResolverOptions {
   logger?: Logger;
   /** Expiry given to downloaded blobs (a safety net should the caller never clean up); none by default. */
   downloadRetentionMs?: number;
+  /**
+   * Where inputs are checked when the blob store has no local files (the `localPath` capability): a scratch folder
+   * per input, removed afterwards. Default: `virtual-anchor-input` in the OS temp folder.
+   */
+  scratchDirs?: OwnedDirs;
   /** Clock, for tests. */
   now?: () => Date;
 }
@@ -61,7 +73,9 @@ export interface ResolvedMedia {
 }
 
 /**
- * Turns a submitted input URL into a local file the engines can read, then checks what it is.
+ * Turns a submitted input URL into a stored blob, and checks what it is on a local file: the store's own (filesystem
+ * store) or, for a store without local files (S3), a copy in a scratch folder (a download is checked there before it
+ * is streamed into the store; an upload is copied there once).
  *
  * - An upload link of this service (path ending in `/v1/uploads/<blobId>`, or `upload://<blobId>`) is looked up in
  *   the {@link BlobStore}; it resolves only for the key that uploaded it and only before it expires.
@@ -73,6 +87,8 @@ export interface ResolvedMedia {
  * downloaded blob is deleted again; an upload is never deleted.
  */
 export class InputResolver {
+  private defaultScratch?: OwnedDirs;
+
   constructor(private readonly options: InputResolverOptions) {}
 
   /**
@@ -80,19 +96,69 @@ export class InputResolver {
    */
   async resolve(url: string, owner: string, opts: ResolveOptions): Promise<ResolvedMedia> {
     const ref = parseUploadRef(url);
-    const blob = ref.kind === 'upload' ? await this.upload(ref.blobId, owner, opts.maxBytes) : await this.download(url, owner, opts);
-    const scratch = ref.kind === 'remote';
+    const local = localPathReader(this.options.blobs);
+    if (ref.kind === 'upload') {
+      const blob = await this.upload(ref.blobId, owner, opts.maxBytes);
+      // A store without local files: the upload is copied once into a scratch folder to be checked.
+      const checked = local
+        ? await this.check(await local(blob.id), opts)
+        : await this.inScratch((dir) => blobToLocalFile(this.options.blobs, blob.id, dir, 'input').then((path) => this.check(path, opts)));
+      return { blob, ...checked, scratch: false };
+    }
+    if (!local) return this.downloadChecked(url, owner, opts);
+    const blob = await this.download(url, this.options.blobs, owner, opts);
     try {
-      const path = await this.options.blobs.localPath(blob.id);
-      if (path === undefined) throw new InputError('not_found', 'the file disappeared before it could be checked');
-      const probe = await this.probe(path, opts);
-      checkMedia(probe, opts);
-      const durationSec = opts.kind === 'audio' ? await this.decodedDuration(path, opts) : 0;
-      return { blob, probe, durationSec, scratch };
+      return { blob, ...(await this.check(await local(blob.id), opts)), scratch: true };
     } catch (error) {
-      if (scratch) await this.discard(blob.id, error);
+      await this.discard(blob.id, error);
       throw error;
     }
+  }
+
+  /**
+   * For a store without local files (S3): downloads into a filesystem store in a scratch folder, checks the file
+   * there, and only then streams it into the blob store. The bytes cross the network once each way and a refused
+   * file never reaches the store.
+   */
+  private downloadChecked(url: string, owner: string, opts: ResolveOptions): Promise<ResolvedMedia> {
+    return this.inScratch(async (dir) => {
+      const staging = new FsBlobStore(dir);
+      const staged = await this.download(url, staging, owner, opts);
+      const path = await staging.localPath(staged.id);
+      const checked = await this.check(path, opts);
+      const info = await staging.stat(staged.id);
+      if (!path || !info) throw new InputError('not_found', 'the file disappeared before it could be stored');
+      const blob = await this.options.blobs.put(createReadStream(path), info.meta);
+      return { blob, ...checked, scratch: true };
+    });
+  }
+
+  /** Probes a local file and checks it against the rules; audio is decoded to learn its real duration. */
+  private async check(path: string | undefined, opts: ResolveOptions): Promise<{ probe: MediaProbe; durationSec: number }> {
+    if (path === undefined) throw new InputError('not_found', 'the file disappeared before it could be checked');
+    const probe = await this.probe(path, opts);
+    checkMedia(probe, opts);
+    const durationSec = opts.kind === 'audio' ? await this.decodedDuration(path, opts) : 0;
+    return { probe, durationSec };
+  }
+
+  /** Runs `work` in a fresh scratch folder that is removed afterwards (a crash's leftover goes at the next start). */
+  private async inScratch<T>(work: (dir: string) => Promise<T>): Promise<T> {
+    const dir = await this.scratchDirs.create('input');
+    try {
+      return await work(dir);
+    } finally {
+      await rm(dir, { recursive: true, force: true }).catch((error: unknown) => {
+        (this.options.logger ?? silentLogger).warn('could not remove an input scratch folder; the next start will', {
+          dir,
+          error: String(error),
+        });
+      });
+    }
+  }
+
+  private get scratchDirs(): OwnedDirs {
+    return (this.defaultScratch ??= this.options.scratchDirs ?? new OwnedDirs(join(tmpdir(), 'virtual-anchor-input')));
   }
 
   /** Deletes a refused download; a failure to do so is logged (the blob's expiry, if any, removes it later). */
@@ -118,9 +184,9 @@ export class InputResolver {
     return { id: info.id, contentType: info.contentType, size: info.size };
   }
 
-  private download(url: string, owner: string, opts: ResolveOptions): Promise<BlobRef> {
+  private download(url: string, into: BlobStore, owner: string, opts: ResolveOptions): Promise<BlobRef> {
     const retention = this.options.downloadRetentionMs;
-    return safeFetch(url, this.options.blobs, {
+    return safeFetch(url, into, {
       maxBytes: opts.maxBytes,
       meta: {
         owner,

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import type { Job, JobExpectation, JobProgress } from '../job.js';
+import type { Job, JobExpectation, JobFailure, JobProgress } from '../job.js';
 import type { Delivery } from '../../queue/job-queue.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
@@ -12,6 +12,8 @@ import { runWorker, type WorkerDeps } from './workers.js';
 import { isDangerous } from './dangerous-flag.js';
 
 const PROGRESS_WRITE_MS = 1_000;
+/** How often a running job's status is read back, so a cancel (or any end) made by another process stops the engine soon. */
+const STATUS_WATCH_MS = 1_000;
 
 /** Settings of a {@link JobRunner}. */
 export interface JobRunnerSettings {
@@ -63,8 +65,10 @@ export class JobRunner {
     const budgetMs = jobBudgetMs(job, this.settings.timeout);
     const deadline = setTimeout(() => controller.abort(timeoutError(budgetMs)), budgetMs);
     const heartbeat = setInterval(() => void this.beat(job, expect, controller), this.settings.heartbeatMs);
+    const watch = setInterval(() => void this.watch(job, expect, controller), STATUS_WATCH_MS);
     deadline.unref();
     heartbeat.unref();
+    watch.unref();
     let workDir: string | undefined;
     try {
       workDir = await this.workDirs.create('job').catch((error: unknown) => {
@@ -80,6 +84,7 @@ export class JobRunner {
       // From here on the job is the store's to finish: a heartbeat or progress write that finds it completed
       // must not abort it, nor may shutdown (the compare-and-set to `completed` decides).
       clearInterval(heartbeat);
+      clearInterval(watch);
       if (this.running.get(uid) === controller) this.running.delete(uid);
       await this.complete(job, result, expect);
       return 'ended';
@@ -94,6 +99,7 @@ export class JobRunner {
     } finally {
       clearTimeout(deadline);
       clearInterval(heartbeat);
+      clearInterval(watch);
       if (this.running.get(uid) === controller) this.running.delete(uid);
       if (this.attempts.get(uid) === expect) this.attempts.delete(uid);
       if (!controller.signal.aborted) controller.abort(new Error('the job has ended'));
@@ -137,6 +143,18 @@ export class JobRunner {
     }
   }
 
+  /** Reads the job's status back; when it is no longer `ongoing` (canceled, ended elsewhere), aborts the engine. */
+  private async watch(job: Job, expect: JobExpectation, controller: AbortController): Promise<void> {
+    try {
+      const current = await this.store.get(job.uid);
+      // Ended elsewhere, or a later attempt took the job over (its worker looked dead): stop this run.
+      if (current?.status !== 'ongoing' || (current.attempt ?? 0) !== (expect.attempt ?? 0)) this.endedElsewhere(job, controller, current?.failure);
+    } catch (error) {
+      // The heartbeat reports store trouble at warn; one read a second need not repeat it.
+      this.logger.debug('could not read the status of a running job', { uid: job.uid, error: String(error) });
+    }
+  }
+
   /** Writes progress at most once a second (and always the last step); never throws. */
   private progressWriter(job: Job, expect: JobExpectation): (progress: JobProgress) => void {
     let lastWrite = 0;
@@ -151,10 +169,10 @@ export class JobRunner {
   }
 
   /** The store says the job is no longer `ongoing` (another process or recovery ended it): stop its engine. */
-  private endedElsewhere(job: Job, controller: AbortController): void {
+  private endedElsewhere(job: Job, controller: AbortController, failure?: JobFailure): void {
     if (controller.signal.aborted || this.running.get(job.uid) !== controller) return;
-    this.logger.warn('job was ended by another writer; stopping its engine', { uid: job.uid, kind: job.kind });
-    controller.abort(new JobFailedError({ code: 'interrupted', message: 'the job was ended elsewhere while it ran' }));
+    this.logger.warn('job was ended by another writer; stopping its engine', { uid: job.uid, kind: job.kind, code: failure?.code });
+    controller.abort(new JobFailedError(failure ?? { code: 'interrupted', message: 'the job was ended elsewhere while it ran' }));
   }
 
   private async complete(job: Job, result: Job['result'], expect: JobExpectation): Promise<void> {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { AvatarVideoJob, Job, JobKind, JobStatus, SeparationJob } from '../job.js';
+import type { AvatarVideoJob, Job, JobKind, JobStatus, JobWebhook, SeparationJob } from '../job.js';
+import type { WebhookUrlCheck } from '../webhooks/webhook-url.js';
+import { isFinal, sourcesOf } from '../state-machine.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { CreateAvatarVideoBody } from '../schemas/avatar-video.js';
@@ -12,6 +14,19 @@ import { type DangerousFlag, isDangerous } from './dangerous-flag.js';
 
 /** Containers accepted for separation (SPEC §4.6), decided by probing, not by file name. */
 export const SEPARATION_CONTAINERS = ['mp3', 'wav', 'mp4', 'mov'];
+
+/** Optional parts of {@link JobService}. */
+export interface JobServiceExtras {
+  /** Checks a creation's `webhookUrl` (throws a 400 `ApiError`); without it, `webhookUrl` is refused. */
+  checkWebhookUrl?: WebhookUrlCheck;
+  /** Ends a job in `error` and stops its engine if it runs here (the job runner's `fail`); false when already final. */
+  end?: (uid: string, code: string, message: string) => Promise<boolean>;
+}
+
+/** Where the creating request came from: links in webhook payloads use its base URL. */
+export interface CreationContext {
+  baseUrl: string;
+}
 
 /** Limits the service applies at creation. */
 export interface CreationLimits {
@@ -33,9 +48,11 @@ export class JobService {
     private readonly avatarExists: (uid: string) => boolean,
     private readonly limits: CreationLimits,
     private readonly logger: Logger,
+    private readonly extras: JobServiceExtras = {},
   ) {}
 
-  async createAvatarVideo(owner: string, body: CreateAvatarVideoBody): Promise<AvatarVideoJob> {
+  async createAvatarVideo(owner: string, body: CreateAvatarVideoBody, context?: CreationContext): Promise<AvatarVideoJob> {
+    const webhook = await this.webhookOf(body.webhookUrl, context);
     if (!this.avatarExists(body.avatarId)) {
       throw ApiError.badRequest('unknown_avatar', `no avatar with uid ${body.avatarId}`, [
         { field: 'body.avatarId', message: 'no avatar with this uid; list them with GET /v2/avatar' },
@@ -66,12 +83,14 @@ export class JobService {
           durationSec: audio.durationSec,
         },
         scratchBlobs: scratchIds(audio, background),
+        ...webhook,
       };
       return job;
     });
   }
 
-  async createSeparation(owner: string, body: CreateSeparationBody): Promise<SeparationJob> {
+  async createSeparation(owner: string, body: CreateSeparationBody, context?: CreationContext): Promise<SeparationJob> {
+    const webhook = await this.webhookOf(body.webhookUrl, context);
     return this.withInputs(async (keep) => {
       const audio = keep(
         await this.inputs.resolve({
@@ -94,9 +113,45 @@ export class JobService {
         updatedAt: now,
         input: { audioUri: body.audioUri, audio: audio.blob, durationSec: audio.durationSec },
         scratchBlobs: scratchIds(audio),
+        ...webhook,
       };
       return job;
     });
+  }
+
+  /** The job's `webhook` field for a creation's `webhookUrl`, checked (400 when it cannot be accepted). */
+  private async webhookOf(url: string | undefined, context: CreationContext | undefined): Promise<{ webhook?: JobWebhook }> {
+    if (url === undefined) return {};
+    if (!this.extras.checkWebhookUrl || !context) {
+      throw ApiError.badRequest('webhooks_disabled', 'this service does not send webhooks', [{ field: 'body.webhookUrl', message: 'webhooks are off on this service' }]);
+    }
+    await this.extras.checkWebhookUrl(url);
+    return { webhook: { url, baseUrl: context.baseUrl } };
+  }
+
+  /**
+   * Cancels a `pending` or `ongoing` job of the owner: it ends in `error` with code `canceled` and its engine stops
+   * (here at once; in another process within about a second, when its runner sees the status). A final job is a
+   * 409 `conflict`, another owner's or a missing one a 404. Returns the job as it is now.
+   */
+  async cancel<K extends JobKind>(kind: K, uid: string, owner: string): Promise<Extract<Job, { kind: K }>> {
+    const job = await this.get(kind, uid, owner);
+    const message = 'the job was canceled by its owner';
+    const ended = isFinal(job.status) ? false : this.extras.end ? await this.extras.end(uid, 'canceled', message) : await this.endHere(uid, message);
+    if (!ended) {
+      const now = await this.get(kind, uid, owner);
+      throw new ApiError(409, 'conflict', `the job is ${now.status} already; only a pending or ongoing job can be canceled`);
+    }
+    // Its queue entry (and dangerousFlag deadline) would find the job ended anyway; dropping them saves a delivery.
+    await this.queue.remove(uid).catch((error: unknown) => {
+      this.logger.warn('could not drop a canceled job from the queue; its delivery will find it ended', { uid, error: String(error) });
+    });
+    return this.get(kind, uid, owner);
+  }
+
+  /** Ends a job without a runner to stop (no `end` given): the store's compare-and-set alone. */
+  private async endHere(uid: string, message: string): Promise<boolean> {
+    return (await this.store.transition(uid, sourcesOf('error'), 'error', { failure: { code: 'canceled', message } })) !== undefined;
   }
 
   /** Resolves inputs, stores and schedules the job; on any failure deletes the files it fetched. */

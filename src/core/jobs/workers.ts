@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
 import type { AvatarVideoJob, Job, SeparationJob } from '../job.js';
 import type { BlobStore } from '../../storage/blob-store.js';
+import { blobToLocalFile } from '../../storage/blob-files.js';
 import type { EngineContext, LipSyncEngine, SeparationEngine } from '../../inference/engines.js';
 import type { AvatarDefinition } from '../../inference/avatar/definition.js';
 import type { Logger } from '../logger.js';
@@ -24,8 +25,12 @@ export interface WorkerDeps {
   logger: Logger;
 }
 
-async function pathOf(blobs: BlobStore, id: string, what: string): Promise<string> {
-  const path = await blobs.localPath(id);
+/**
+ * A local file of an input blob for the engines: the store's own file when it has one (filesystem store), else a
+ * copy streamed from the store into the job's work folder (S3), which the runner removes with the folder.
+ */
+async function pathOf(blobs: BlobStore, id: string, what: string, workDir: string): Promise<string> {
+  const path = await blobToLocalFile(blobs, id, workDir, `input-${what}`);
   if (!path) throw new JobFailedError({ code: 'input_missing', message: `the ${what} file is no longer available` });
   return path;
 }
@@ -76,10 +81,10 @@ export async function runAvatarVideo(job: AvatarVideoJob, deps: WorkerDeps, cont
   const outputPath = join(context.workDir, 'video.mp4');
   await deps.lipSync.render(
     {
-      audioPath: await pathOf(deps.blobs, job.input.audio.id, 'audio'),
+      audioPath: await pathOf(deps.blobs, job.input.audio.id, 'audio', context.workDir),
       durationSec: job.input.durationSec,
       avatar,
-      backgroundPath: job.input.background ? await pathOf(deps.blobs, job.input.background.id, 'background') : undefined,
+      backgroundPath: job.input.background ? await pathOf(deps.blobs, job.input.background.id, 'background', context.workDir) : undefined,
       outputPath,
     },
     context,
@@ -94,7 +99,7 @@ export async function runSeparation(job: SeparationJob, deps: WorkerDeps, contex
   const speechPath = join(context.workDir, 'speech');
   const ambiencePath = join(context.workDir, 'ambience');
   const output = await deps.separation.separate(
-    { audioPath: await pathOf(deps.blobs, job.input.audio.id, 'audio'), durationSec: job.input.durationSec, speechPath, ambiencePath },
+    { audioPath: await pathOf(deps.blobs, job.input.audio.id, 'audio', context.workDir), durationSec: job.input.durationSec, speechPath, ambiencePath },
     context,
   );
   const [speech, ambience] = await storeOutputs(

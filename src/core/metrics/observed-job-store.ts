@@ -13,11 +13,23 @@ const inputSeconds = (job: Job): number => job.input.durationSec ?? 0;
 export class ObservedJobStore implements JobStore {
   /** When each job this process moved to `ongoing` did so (ms), until it ends. */
   private readonly started = new Map<string, number>();
+  // The optional parts are forwarded as they are: present exactly when the inner store has them.
+  readonly claimWebhooks?: JobStore['claimWebhooks'];
+  readonly settleWebhook?: JobStore['settleWebhook'];
+  readonly reserveIdempotencyKey?: JobStore['reserveIdempotencyKey'];
+  readonly saveIdempotentAnswer?: JobStore['saveIdempotentAnswer'];
+  readonly releaseIdempotencyKey?: JobStore['releaseIdempotencyKey'];
 
   constructor(
     private readonly inner: JobStore,
     private readonly metrics: MetricsRecorder,
-  ) {}
+  ) {
+    this.claimWebhooks = inner.claimWebhooks?.bind(inner);
+    this.settleWebhook = inner.settleWebhook?.bind(inner);
+    this.reserveIdempotencyKey = inner.reserveIdempotencyKey?.bind(inner);
+    this.saveIdempotentAnswer = inner.saveIdempotentAnswer?.bind(inner);
+    this.releaseIdempotencyKey = inner.releaseIdempotencyKey?.bind(inner);
+  }
 
   async create(job: Job): Promise<void> {
     await this.inner.create(job);

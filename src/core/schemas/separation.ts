@@ -5,6 +5,7 @@ import { errorReasonSchema, progressSchema, httpUrlField, jobStatusSchema, times
 export const createSeparationBodySchema = z
   .object({
     audioUri: httpUrlField('audioUri').meta({ description: 'mp3, wav, mp4 or mov; reachable by the service, or a URL from POST /v1/uploads' }),
+    webhookUrl: httpUrlField('webhookUrl').optional().meta({ description: 'Where to POST a signed event (Standard Webhooks) when the job reaches `completed` or `error`' }),
   })
   .strict()
   .meta({ id: 'CreateSourceSeparation' });

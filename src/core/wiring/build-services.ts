@@ -6,7 +6,7 @@ import { TOKENS } from '../tokens.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { createJobStore } from '../../storage/create-job-store.js';
-import { FsBlobStore } from '../../storage/fs-blob-store.js';
+import { createBlobStore } from '../../storage/create-blob-store.js';
 import { OwnedDirs } from '../../storage/owned-dirs.js';
 import { UrlSigner, loadOrCreateSecret } from '../../storage/url-signer.js';
 import { probeMedia, resolveMediaBinaries, type MediaBinaries } from '../../inference/media/index.js';
@@ -27,6 +27,12 @@ import { MultipartUploadPort, ResolverInputPort } from './input-port-adapter.js'
 import { builtInEngines } from './built-in-engines.js';
 import { noMetrics, type MetricsRecorder } from '../metrics/metrics-recorder.js';
 import { ObservedJobStore } from '../metrics/observed-job-store.js';
+import { LinkBuilder } from '../links.js';
+import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { webhookUrlCheck } from '../webhooks/webhook-url.js';
+import { Idempotency } from '../idempotency/idempotency.js';
+
+const DAY_MS = 24 * 3_600_000;
 
 /** The running parts of one instance. */
 export interface Services {
@@ -37,7 +43,8 @@ export interface Services {
   blobs: BlobStore;
   signer: UrlSigner;
   uploads: MultipartUploadPort;
-  /** Starts the sweeper, the queue's consumer (where engines run) and avatar asset generation. */
+  idempotency: Idempotency;
+  /** Starts the sweeper, the queue's consumer (where engines run), webhooks and avatar asset generation. */
   start(): void;
   close(): Promise<void>;
 }
@@ -78,7 +85,7 @@ export async function buildServices(
   container.register<MetricsRecorder>(TOKENS.Metrics, { useValue: metrics ?? noMetrics });
   // Metrics watch the store's transitions, so the job runner and the service carry no metrics code.
   const jobStore: JobStore = metrics ? new ObservedJobStore(storage, metrics) : storage;
-  const blobs = await provide<BlobStore>(TOKENS.BlobStore, backends.blobStore, () => new FsBlobStore(dataDir));
+  const blobs = await provide<BlobStore>(TOKENS.BlobStore, backends.blobStore, () => createBlobStore({ dataDir, s3: options.s3, logger }));
   const secret = options.signingSecret ? Buffer.from(options.signingSecret) : await loadOrCreateSecret(dataDir);
   const signer = await provide(TOKENS.UrlSigner, undefined, () => new UrlSigner(secret));
   const binaries = await provide<MediaBinaries>(TOKENS.MediaBinaries, undefined, () =>
@@ -139,6 +146,32 @@ export async function buildServices(
     },
     logger,
   );
+  const webhookSecret = options.webhooks.secret;
+  // Webhooks need a secret to sign with and a store with an outbox; without either, `webhookUrl` is refused.
+  const webhooks =
+    webhookSecret && jobStore.claimWebhooks && jobStore.settleWebhook
+      ? new WebhookDispatcher(
+          jobStore,
+          (baseUrl) => new LinkBuilder(signer, baseUrl, options.retention.linkTtlMs),
+          container.resolve<MetricsRecorder>(TOKENS.Metrics),
+          logger,
+          {
+            secret: webhookSecret,
+            pollMs: options.webhooks.pollMs,
+            retryDelaysMs: options.webhooks.retryDelaysMs,
+            timeoutMs: options.webhooks.timeoutMs,
+            concurrency: 16,
+            allowPrivateAddresses: options.allowPrivateUrls,
+          },
+        )
+      : undefined;
+  if (webhookSecret && !webhooks) logger.warn('webhooks are off: the job store has no webhook outbox', {});
+  const idempotency = new Idempotency(
+    jobStore,
+    // A creation may download its inputs (up to the download timeout) before answering: the reservation outlasts that.
+    { ttlMs: DAY_MS, reserveMs: Math.max(300_000, 3 * options.limits.downloadTimeoutMs), waitMs: 10_000, pollMs: 100 },
+    logger,
+  );
   const dangerous = new DangerousFlag(jobStore, queue, options.dangerousFlagDelayMs, logger);
   const resolver = new InputResolver({
     blobs,
@@ -146,6 +179,7 @@ export async function buildServices(
     allowPrivateAddresses: options.allowPrivateUrls,
     fetchTimeoutMs: options.limits.downloadTimeoutMs,
     downloadRetentionMs: options.retention.resultsMs,
+    scratchDirs: workDirs,
     logger,
   });
   const jobs = new JobService(
@@ -157,6 +191,10 @@ export async function buildServices(
     (uid) => catalogue.get(uid) !== undefined,
     { maxAvatarAudioSec: options.limits.maxAvatarAudioSec, maxSeparationSec: options.limits.maxSeparationSec },
     logger,
+    {
+      checkWebhookUrl: webhookUrlCheck({ enabled: webhooks !== undefined, allowPrivateAddresses: options.allowPrivateUrls }),
+      end: (uid, code, message) => runner.fail(uid, code, message),
+    },
   );
   const recovery = new Recovery(jobStore, queue, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
   const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger, jobStore);
@@ -169,8 +207,10 @@ export async function buildServices(
     blobs,
     signer,
     uploads,
+    idempotency,
     start() {
       sweeper.start();
+      webhooks?.start();
       if (runsEngines) {
         const handlers = {
           run: (uid: string, delivery: Delivery) => runner.run(uid, delivery),
@@ -184,12 +224,14 @@ export async function buildServices(
     },
     async close() {
       await sweeper.close();
+      await webhooks?.close();
       await catalogue.close();
       const closing = queue.close();
       // A queue that retries hands running jobs to another worker; otherwise they end in error (`shutdown`).
       await runner.abortAll('the service is shutting down', { handBack: queue.capabilities.retries });
       await closing;
       if (!backends.jobStore) await jobStore.close();
+      if (!backends.blobStore) await blobs.close?.();
     },
   };
 }

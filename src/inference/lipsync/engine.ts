@@ -1,8 +1,9 @@
 import type { EngineContext, LipSyncEngine, LipSyncInput } from '../engines.js';
 import type { MediaBinaries } from '../media/binaries.js';
-import { openVideoEncoder, resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
+import { resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
 import { FrameSource, type RenderThread } from '../render/frame-source.js';
 import type { MouthShape, MouthTrackAnalyzer } from './mouth.js';
+import type { OnnxMouthAnalyzer } from './onnx-mouth-analyzer.js';
 
 /** Options of {@link CanvasLipSyncEngine}. */
 export interface CanvasLipSyncEngineOptions {
@@ -13,9 +14,9 @@ export interface CanvasLipSyncEngineOptions {
   /** Least time between two progress reports in milliseconds (default 250); the first and last are always sent. */
   progressIntervalMs?: number;
   /**
-   * Where frames are drawn (default `'worker'`): a worker thread draws the next frames while this
-   * thread feeds ffmpeg, so drawing overlaps with encoding and never blocks the event loop;
-   * `'main'` draws on the event loop's thread.
+   * Where frames are drawn (default `'worker'`): a worker thread starts ffmpeg, draws the frames and
+   * feeds them to it while ffmpeg encodes earlier ones, so neither drawing nor the spawn nor the
+   * frames' bytes block the event loop; `'main'` does all of that on the event loop's thread.
    */
   renderThread?: RenderThread;
 }
@@ -25,7 +26,8 @@ export interface CanvasLipSyncEngineOptions {
  * per frame, then each frame is drawn on the canvas and piped straight into ffmpeg with the audio.
  * Memory stays flat whatever the audio length: only the (small) mouth track is held, a few frames
  * at most wait, drawn, for ffmpeg (a worker thread draws the next ones while ffmpeg encodes), and
- * ffmpeg's stdin backpressure paces the drawing.
+ * ffmpeg's stdin backpressure paces the drawing. The analysis runs on a worker thread too (see
+ * {@link OnnxMouthAnalyzer}): this thread only passes messages.
  */
 export class CanvasLipSyncEngine implements LipSyncEngine {
   private binaries?: Promise<MediaBinaries>;
@@ -40,59 +42,77 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
     const { signal } = context;
     signal.throwIfAborted();
     const binaries = await (this.binaries ??= resolveEncoderBinaries(this.options.binaries));
-    // The job's probed duration sets the frame count (and spares the analyzer a second probe).
-    const analysis = this.analyzer.analyze(input.audioPath, avatar.fps, signal, input.durationSec);
-    // Awaited below; this only keeps a failure that comes first from counting as unhandled.
-    analysis.catch(() => undefined);
-    // ffmpeg starts (and opens the audio) while the analyzer works; it waits for the first frame.
-    const encoder = openVideoEncoder(
-      {
-        ...this.options.encoder,
-        width: avatar.width,
-        height: avatar.height,
-        fps: avatar.fps,
-        audioPath: input.audioPath,
-        outputPath: input.outputPath,
-        signal,
+    signal.throwIfAborted();
+    // The analysis (a worker thread by default) is stopped when this job fails early, e.g. on a bad background.
+    const analysisStop = new AbortController();
+    const stopAnalysis = (): void => analysisStop.abort(signal.reason);
+    signal.addEventListener('abort', stopAnalysis, { once: true });
+    // The job's probed duration sets the frame count (and spares the analyzer a second probe). Settled, never
+    // rejected: its failure is rethrown where the track is needed (below).
+    const analysis = settled(this.analyzer.analyze(input.audioPath, avatar.fps, analysisStop.signal, input.durationSec));
+    // ffmpeg starts (and opens the audio) while the analyzer works; it waits for the first frame. The renderer
+    // (a worker thread by default) sets itself up meanwhile too; that worker also starts ffmpeg and feeds it the
+    // frames, so neither the spawn nor the frames' bytes touch this thread.
+    const source = FrameSource.open({
+      definition: avatar,
+      backgroundPath: input.backgroundPath,
+      thread: this.options.renderThread,
+      encoder: {
+        options: {
+          ...this.options.encoder,
+          width: avatar.width,
+          height: avatar.height,
+          fps: avatar.fps,
+          audioPath: input.audioPath,
+          // The job's duration was measured by decoding: the mp4 never carries more sound than that.
+          audioMaxSec: input.durationSec > 0 ? input.durationSec : undefined,
+          outputPath: input.outputPath,
+        },
+        binaries,
       },
-      binaries,
-    );
-    // The renderer (a worker thread by default) sets itself up meanwhile too.
-    const source = FrameSource.open({ definition: avatar, backgroundPath: input.backgroundPath, thread: this.options.renderThread });
+    });
     try {
       let track: MouthShape[];
       try {
         // A background that does not decode fails the job before any drawing.
         await source.ready();
-        track = await analysis;
+        track = unwrap(await analysis);
         signal.throwIfAborted();
       } catch (error) {
-        await Promise.all([analysis.catch(() => undefined), encoder.abort()]);
+        // The first failure fails the job; the analysis is stopped and waited for, its outcome is superseded.
+        // (close() below stops the encoder and removes its partial file.)
+        analysisStop.abort(error);
+        await analysis;
         signal.throwIfAborted();
         throw error;
+      } finally {
+        signal.removeEventListener('abort', stopAnalysis);
       }
       // One shape per frame of the job's duration; a track with none (no duration) still gets a frame.
       const total = track.length > 0 ? track.length : Math.max(1, Math.ceil(input.durationSec * avatar.fps));
       const report = throttledProgress(context, total, this.options.progressIntervalMs ?? 250);
       report(0, true);
-      try {
-        let done = 0;
-        for await (const frame of source.frames(track, total, signal)) {
-          signal.throwIfAborted();
-          await encoder.write(frame.pixels, frame.release);
-          report(++done, false);
-        }
-        await encoder.finish();
-      } catch (error) {
-        await encoder.abort();
-        signal.throwIfAborted();
-        throw error;
-      }
+      await source.encode(track, total, signal, (done) => report(done, false));
       report(total, true);
     } finally {
       await source.close();
     }
   }
+}
+
+/** The outcome of a promise, as a value: awaiting it never throws. */
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+function settled<T>(promise: Promise<T>): Promise<Settled<T>> {
+  return promise.then(
+    (value) => ({ ok: true, value }),
+    (error: unknown) => ({ ok: false, error }),
+  );
+}
+
+function unwrap<T>(outcome: Settled<T>): T {
+  if (outcome.ok) return outcome.value;
+  throw outcome.error;
 }
 
 /** A progress reporter that forwards at most one report per `intervalMs` unless forced. */

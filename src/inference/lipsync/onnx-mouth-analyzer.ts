@@ -1,15 +1,24 @@
 /**
- * The built-in {@link MouthTrackAnalyzer}: ffmpeg decodes any input to 16 kHz mono float PCM
- * (streamed), log-mel features are computed on the fly, the ONNX viseme model runs in 10 s chunks
- * and the posteriors become one mouth shape per video frame (see mouth-track.ts).
- * Memory: the features (16 KB per second) and posteriors (3.6 KB per second), never the audio.
+ * The built-in {@link MouthTrackAnalyzer}: ffmpeg decodes any input to 16 kHz mono float PCM (streamed), log-mel
+ * features are computed on the fly, the ONNX viseme model runs in 10 s chunks and the posteriors become one mouth
+ * shape per video frame (see mouth-analysis.ts). All of it runs on a pooled worker thread by default, so the host's
+ * event loop only sends the task and receives the shapes.
  */
-import type { Readable } from 'node:stream';
-import { decodeAudio, probeMedia, resolveMediaBinaries, type MediaBinaries } from '../media/index.js';
-import { LogMelExtractor, N_MELS, SAMPLE_RATE } from './features.js';
+import { fileURLToPath } from 'node:url';
+import { resolveMediaBinaries, type MediaBinaries } from '../media/index.js';
+import { workerModule } from '../workers/module-entry.js';
+import { TaskPool } from '../workers/task-pool.js';
+import { unpackShapes, type AnalysisTask, type PackedAnalysis } from './analysis-task.js';
 import type { MouthShape, MouthTrackAnalyzer } from './mouth.js';
-import { mouthTrack, videoFrameCount, type MouthTrackOptions } from './mouth-track.js';
-import { VisemeModel, type ChunkOptions } from './viseme-model.js';
+import { analyzeMouth, type MouthAnalysis, type MouthAnalysisSettings } from './mouth-analysis.js';
+import type { MouthTrackOptions } from './mouth-track.js';
+import type { ChunkOptions } from './viseme-model.js';
+
+export type { MouthAnalysis } from './mouth-analysis.js';
+export { extractFeatures } from './mouth-analysis.js';
+
+/** Where the analysis runs: a pooled worker thread (default) or the calling thread. */
+export type AnalysisThread = 'worker' | 'main';
 
 /** Options of {@link OnnxMouthAnalyzer}; all have defaults. */
 export interface OnnxMouthAnalyzerOptions {
@@ -28,18 +37,27 @@ export interface OnnxMouthAnalyzerOptions {
    * lossy formats (encoder delay/padding).
    */
   duration?: 'probe' | 'decoded';
+  /**
+   * `'worker'` (default): decoding, features and the model run on a pooled worker thread (started on first use,
+   * ended after 30 s idle), never blocking the event loop; `'main'`: on the calling thread. Without the worker's
+   * module next to this one (the package was bundled into one file), the calling thread.
+   */
+  thread?: AnalysisThread;
 }
 
-/** What the analysis produced, for callers that want more than the shapes (bench, debugging). */
-export interface MouthAnalysis {
-  shapes: MouthShape[];
-  /** `[frames * 9]` viseme posteriors at 100 frames/s. */
-  posteriors: Float32Array;
-  frames: number;
-  /** Duration used for the frame count (see {@link OnnxMouthAnalyzerOptions.duration}). */
-  durationSec: number;
-  /** Decoded audio length in seconds. */
-  decodedSec: number;
+/** The analysis workers of the process, shared by every analyzer; started on first use. */
+let pool: TaskPool<AnalysisTask, PackedAnalysis> | undefined;
+const ANALYSIS_WORKER = workerModule(import.meta.url, 'analysis-worker');
+
+function analysisPool(): TaskPool<AnalysisTask, PackedAnalysis> | undefined {
+  if (!ANALYSIS_WORKER) return undefined;
+  // Each worker holds a ~1 MB model and the features of one recording (16 KB per second).
+  return (pool ??= new TaskPool({ name: 'lip-sync analysis', module: ANALYSIS_WORKER, resourceLimits: { maxOldGenerationSizeMb: 512 } }));
+}
+
+/** Analysis workers started and not ended (for tests and diagnostics). */
+export function analysisWorkers(): number {
+  return pool?.size ?? 0;
 }
 
 /** The built-in {@link MouthTrackAnalyzer}: the viseme model shipped in models/lipsync/ (see the module comment). */
@@ -61,48 +79,19 @@ export class OnnxMouthAnalyzer implements MouthTrackAnalyzer {
    */
   async analyzeDetailed(audioPath: string, fps: number, signal?: AbortSignal, durationSec?: number): Promise<MouthAnalysis> {
     if (!(fps > 0)) throw new RangeError(`fps must be positive, got ${fps}`);
-    const modelLoad = VisemeModel.load(this.options.modelPath);
+    signal?.throwIfAborted();
     this.binaries ??= resolveMediaBinaries();
-    const binaries = await this.binaries;
-    const known = durationSec !== undefined && Number.isFinite(durationSec) && durationSec > 0;
-    const probed =
-      this.options.duration === 'decoded'
-        ? Promise.resolve(0)
-        : known
-          ? Promise.resolve(durationSec)
-          : probeMedia(audioPath, binaries, { signal }).then((p) => p.durationSec, () => 0);
-    const pcm = decodeAudio(audioPath, { sampleRate: SAMPLE_RATE, channels: 1, signal }, binaries);
-    const extractor = await extractFeatures(pcm, signal);
-    const features = extractor.features();
-    const frames = features.length / N_MELS;
-    const decodedSec = extractor.samplesSeen / SAMPLE_RATE;
-    const probedSec = await probed;
-    const usedSec = probedSec > 0 ? probedSec : decodedSec;
-    const model = await modelLoad;
-    const posteriors = await model.posteriors(features, frames, this.options.chunks, signal);
-    const shapes = mouthTrack(posteriors, frames, fps, videoFrameCount(usedSec, fps), this.options.mouth);
-    return { shapes, posteriors, frames, durationSec: usedSec, decodedSec };
+    const { modelPath, mouth, chunks, duration } = this.options;
+    const settings: MouthAnalysisSettings = {
+      modelPath: modelPath instanceof URL ? fileURLToPath(modelPath) : modelPath,
+      binaries: await this.binaries,
+      mouth,
+      chunks,
+      duration,
+    };
+    const workers = (this.options.thread ?? 'worker') === 'worker' ? analysisPool() : undefined;
+    if (!workers) return analyzeMouth(settings, audioPath, fps, signal, durationSec);
+    const { shapes, ...rest } = await workers.run({ settings, audioPath, fps, durationSec }, { signal });
+    return { ...rest, shapes: unpackShapes(shapes) };
   }
-}
-
-/** Streams f32le PCM into a {@link LogMelExtractor}, handling chunks that split a sample. */
-export async function extractFeatures(pcm: Readable, signal?: AbortSignal): Promise<LogMelExtractor> {
-  const extractor = new LogMelExtractor();
-  let carry = Buffer.alloc(0);
-  try {
-    for await (const chunk of pcm as AsyncIterable<Buffer>) {
-      signal?.throwIfAborted();
-      const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-      const whole = data.length - (data.length % 4);
-      const samples = new Float32Array(whole / 4);
-      for (let i = 0; i < samples.length; i++) samples[i] = data.readFloatLE(i * 4);
-      carry = Buffer.from(data.subarray(whole));
-      extractor.push(samples);
-    }
-  } finally {
-    pcm.destroy();
-  }
-  signal?.throwIfAborted();
-  extractor.finish();
-  return extractor;
 }

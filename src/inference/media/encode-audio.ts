@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import ffmpeg from 'fluent-ffmpeg';
+import type { Logger } from '../../core/logger.js';
 import type { MediaBinaries } from './binaries.js';
 import type { PcmFormat } from './decode.js';
 import { MediaProcessError } from './errors.js';
@@ -15,6 +16,8 @@ export interface EncodeAudioOptions extends PcmFormat {
   /** mp3 bitrate in kbit/s (default 192). */
   bitrateKbps?: number;
   signal?: AbortSignal;
+  /** Where a failed removal of the partial file is reported (default: the console). */
+  logger?: Pick<Logger, 'warn'>;
 }
 
 /**
@@ -59,9 +62,14 @@ export async function encodeAudio(pcm: Readable, options: EncodeAudioOptions, bi
     await rename(partial, options.outputPath);
   } catch (error) {
     pcm.destroy(); // e.g. stops a decodeAudio() feeding us, instead of leaving its ffmpeg paused forever
-    await rm(partial, { force: true });
+    const removePartial = () =>
+      rm(partial, { force: true }).catch((cleanupError: unknown) => {
+        const warn = options.logger?.warn.bind(options.logger) ?? ((m: string, f?: object) => console.warn(`[virtual-anchor] ${m}`, f));
+        warn('could not remove a partial audio file', { path: partial, error: String(cleanupError) });
+      });
+    await removePartial();
     // Once more after the killed ffmpeg has surely exited (it may have reopened the file before the signal).
-    setTimeout(() => void rm(partial, { force: true }).catch(() => undefined), 1000).unref();
+    setTimeout(() => void removePartial(), 1000).unref();
     throw sourceError ?? error;
   } finally {
     pcm.off('error', onSourceError);

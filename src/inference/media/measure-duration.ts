@@ -1,6 +1,7 @@
 import type { MediaBinaries } from './binaries.js';
 import { SAMPLE_CLOCK_FILTER, decodedDurationCap } from './duration-cap.js';
-import { spawnMedia, untrustedFileInput } from './process.js';
+import { untrustedFileInput } from './process.js';
+import { runMedia } from './run-media.js';
 
 /** Options of {@link measureAudioDuration}. */
 export interface MeasureDurationOptions {
@@ -14,12 +15,12 @@ export interface MeasureDurationOptions {
   signal?: AbortSignal;
 }
 
-/** Keeps the tail of ffmpeg's `-progress` output: the last report is all that matters. */
-const PROGRESS_TAIL_CHARS = 4096;
+/** Bound on ffmpeg's `-progress` output (a report of ~300 bytes every half second of wall time). */
+const MAX_PROGRESS_CHARS = 1 << 20;
 
 /**
  * Measures how long the first audio stream of a local file really is by decoding it (never trusting a header),
- * in one ffmpeg child process: decoded samples are timed by {@link SAMPLE_CLOCK_FILTER}, thrown away by the `null`
+ * in one ffmpeg child process, started from a worker thread (a spawn forks the host; see `runMedia`): decoded samples are timed by {@link SAMPLE_CLOCK_FILTER}, thrown away by the `null`
  * muxer, and the output time of ffmpeg's final `-progress` report is the decoded duration in seconds (samples ÷
  * sample rate), at most `maxSec`. Nothing but a few lines of progress crosses the pipe, and no PCM is converted or
  * copied.
@@ -42,13 +43,11 @@ export async function measureAudioDuration(
     ...(cap === undefined ? ['-af', SAMPLE_CLOCK_FILTER] : decodedDurationCap(cap)),
     '-f', 'null', '-',
   ];
-  const proc = spawnMedia('ffmpeg', binaries.ffmpegPath, args, { signal: options.signal, redact: path });
-  let progress = '';
-  proc.child.stdout?.setEncoding('utf8');
-  proc.child.stdout?.on('data', (chunk: string) => {
-    progress = (progress + chunk).slice(-PROGRESS_TAIL_CHARS);
+  const progress = await runMedia('ffmpeg', binaries.ffmpegPath, args, {
+    signal: options.signal,
+    redact: path,
+    maxOutputChars: MAX_PROGRESS_CHARS,
   });
-  await proc.exited;
   const seconds = lastOutputTime(progress);
   return cap === undefined ? seconds : Math.min(seconds, cap);
 }

@@ -2,7 +2,8 @@ import { z } from 'zod';
 import type { MediaBinaries } from './binaries.js';
 import { classifyContainer, type MediaContainer } from './container.js';
 import { MediaProbeError, MediaProcessError } from './errors.js';
-import { spawnMedia, untrustedFileInput } from './process.js';
+import { untrustedFileInput } from './process.js';
+import { runMedia } from './run-media.js';
 
 /** The first audio stream of a probed file. */
 export interface ProbedAudio {
@@ -84,22 +85,17 @@ type FfprobeStream = NonNullable<z.infer<typeof ffprobeOutput>['streams']>[numbe
  */
 export async function probeMedia(path: string, binaries: MediaBinaries, options: ProbeOptions = {}): Promise<MediaProbe> {
   const args = ['-v', 'error', '-hide_banner', '-print_format', 'json', '-show_format', '-show_streams'];
-  const proc = spawnMedia('ffprobe', binaries.ffprobePath, [...args, ...untrustedFileInput(path)], {
-    timeoutMs: options.timeoutMs ?? 30_000,
-    signal: options.signal,
-    redact: path,
-  });
-  let stdout = '';
-  proc.child.stdout?.setEncoding('utf8');
-  proc.child.stdout?.on('data', (chunk: string) => {
-    stdout += chunk;
-    if (stdout.length > MAX_PROBE_OUTPUT) proc.child.kill('SIGKILL');
-  });
+  let stdout: string;
   try {
-    await proc.exited;
+    stdout = await runMedia('ffprobe', binaries.ffprobePath, [...args, ...untrustedFileInput(path)], {
+      timeoutMs: options.timeoutMs ?? 30_000,
+      signal: options.signal,
+      redact: path,
+      maxOutputChars: MAX_PROBE_OUTPUT,
+    });
   } catch (error) {
-    // ffprobe could not be started, or the caller aborted: not the file's fault.
     if (error instanceof MediaProcessError && error.cause !== undefined) throw error;
+    if (options.signal?.aborted) throw error;
     throw new MediaProbeError(`not a readable media file (${(error as Error).message})`, { cause: error });
   }
   return interpret(parse(stdout));

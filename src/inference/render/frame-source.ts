@@ -1,10 +1,13 @@
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { AvatarDefinition } from '../avatar/definition.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
 import { FrameRenderer } from './frame-renderer.js';
-import type { FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
+import type { FrameEncoderSetup, FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
+import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
+import { workerModule, workerModuleOptions } from '../workers/module-entry.js';
+import { reviveError } from '../workers/task-protocol.js';
+
+export type { FrameEncoderSetup } from './frame-worker-protocol.js';
 
 /** One drawn frame: RGBA bytes, valid until {@link release} is called. */
 export interface DrawnFrame {
@@ -25,7 +28,16 @@ export interface FrameSourceOptions {
   thread?: RenderThread;
   /** Frames a worker may have drawn ahead of the encoder (default {@link DEFAULT_FRAME_SLOTS}, at least 2). */
   slots?: number;
+  /**
+   * The mp4 to write the frames into with {@link FrameSource.encode} (instead of taking them from
+   * {@link FrameSource.frames}). ffmpeg starts at once; with a worker thread the worker starts it and
+   * writes every frame into it, so neither the spawn nor the frames' bytes touch the caller's thread.
+   */
+  encoder?: FrameEncoderSetup;
 }
+
+/** How long a worker told to stop its video may take to answer before it is terminated. */
+const STOP_GRACE_MS = 1_000;
 
 /** Default of {@link FrameSourceOptions.slots}. */
 export const DEFAULT_FRAME_SLOTS = 6;
@@ -55,17 +67,55 @@ export abstract class FrameSource {
   /** Frames `0 … total − 1`, frame `i` with `mouths[i]` (the resting mouth past its end). Call once. */
   abstract frames(mouths: readonly MouthShape[], total: number, signal?: AbortSignal): AsyncGenerator<DrawnFrame>;
 
-  /** Stops drawing and frees the renderer (terminates the worker). Safe to call more than once. */
+  /**
+   * Draws frames `0 … total − 1` (as {@link frames}) into the encoder given at {@link open} and waits for
+   * the mp4 to be complete; `onFrame(n)` is told each time `n` frames are in. Rejects on any failure, or with
+   * the signal's reason on abort; the partial file is removed then. Call once, instead of {@link frames}.
+   */
+  abstract encode(mouths: readonly MouthShape[], total: number, signal?: AbortSignal, onFrame?: (done: number) => void): Promise<void>;
+
+  /**
+   * Stops drawing (and encoding: a video not complete is aborted, its partial file removed) and frees the
+   * renderer (terminates the worker). Safe to call more than once.
+   */
   abstract close(): Promise<void>;
 }
 
 class InlineFrameSource extends FrameSource {
   private readonly renderer: Promise<FrameRenderer>;
+  private readonly encoder?: VideoEncoder;
+  /** Stops the encoder: aborted with the job's reason, or by close() before the video is complete. */
+  private readonly stop = new AbortController();
+  private encoded = false;
 
   constructor(options: FrameSourceOptions) {
     super();
     this.renderer = FrameRenderer.create(options.definition, { backgroundPath: options.backgroundPath });
-    this.renderer.catch(() => undefined); // reported by ready() and frames()
+    // Marked handled here only: ready() and frames() await it, so the caller gets the error from them.
+    this.renderer.catch(() => undefined);
+    if (options.encoder) this.encoder = openVideoEncoder({ ...options.encoder.options, signal: this.stop.signal }, options.encoder.binaries);
+  }
+
+  async encode(mouths: readonly MouthShape[], total: number, signal?: AbortSignal, onFrame?: (done: number) => void): Promise<void> {
+    const encoder = this.encoder;
+    if (!encoder) throw new Error('this FrameSource was opened without an encoder');
+    const onAbort = () => this.stop.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      let done = 0;
+      for await (const frame of this.frames(mouths, total, signal)) {
+        await encoder.write(frame.pixels, frame.release);
+        onFrame?.(++done);
+      }
+      await encoder.finish();
+      this.encoded = true;
+    } catch (error) {
+      await encoder.abort();
+      signal?.throwIfAborted();
+      throw error;
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
   }
 
   async ready(): Promise<void> {
@@ -92,7 +142,9 @@ class InlineFrameSource extends FrameSource {
     }
   }
 
-  async close(): Promise<void> {}
+  async close(): Promise<void> {
+    if (this.encoder && !this.encoded) await this.encoder.abort();
+  }
 }
 
 class WorkerFrameSource extends FrameSource {
@@ -109,6 +161,9 @@ class WorkerFrameSource extends FrameSource {
   /** Whether the worker finished this video and may serve another. */
   private finished = false;
   private closed = false;
+  /** Whether the worker writes the frames into its own encoder ({@link FrameSourceOptions.encoder}). */
+  private readonly encoding: boolean;
+  private stopSent = false;
   private readonly onMessage = (message: FromFrameWorker) => {
     if (message.job !== this.job) return;
     if (message.type === 'ready') return this.settleSetUp();
@@ -135,15 +190,25 @@ class WorkerFrameSource extends FrameSource {
     this.setUp = new Promise<void>((resolve, reject) => {
       this.settleSetUp = (error) => (error ? reject(error) : resolve());
     });
-    this.setUp.catch(() => undefined); // reported by ready() and frames()
+    // Marked handled here only: ready() and frames() await it, so the caller gets the error from them.
+    this.setUp.catch(() => undefined);
     const slots = Math.max(2, options.slots ?? DEFAULT_FRAME_SLOTS);
     this.frameBytes = options.definition.width * options.definition.height * 4;
     this.ring = new SharedArrayBuffer(this.frameBytes * slots);
+    this.encoding = options.encoder !== undefined;
     this.worker = acquireWorker();
     this.worker.thread.on('message', this.onMessage);
     this.worker.thread.on('error', this.onError);
     this.worker.thread.on('exit', this.onExit);
-    this.post({ type: 'prepare', job: this.job, definition: options.definition, backgroundPath: options.backgroundPath, ring: this.ring, slots });
+    this.post({
+      type: 'prepare',
+      job: this.job,
+      definition: options.definition,
+      backgroundPath: options.backgroundPath,
+      ring: this.ring,
+      slots,
+      encoder: options.encoder,
+    });
   }
 
   ready(): Promise<void> {
@@ -171,6 +236,7 @@ class WorkerFrameSource extends FrameSource {
           this.finished = expected === total;
           return;
         }
+        if (message.type !== 'frame') throw new Error('the frame worker is encoding: use encode(), not frames()');
         if (message.index !== expected) throw new Error(`the frame worker sent frame ${message.index}, expected ${expected}`);
         expected++;
         yield this.frame(message.slot);
@@ -180,8 +246,72 @@ class WorkerFrameSource extends FrameSource {
     }
   }
 
+  async encode(mouths: readonly MouthShape[], total: number, signal?: AbortSignal, onFrame?: (done: number) => void): Promise<void> {
+    if (!this.encoding) throw new Error('this FrameSource was opened without an encoder');
+    const abort = () => this.notify();
+    signal?.addEventListener('abort', abort);
+    this.post({ type: 'draw', job: this.job, mouths, total });
+    try {
+      for (;;) {
+        // On abort the worker kills ffmpeg and removes the partial file; its answer is waited for (close()
+        // terminates a worker that does not answer in time).
+        if (signal?.aborted) {
+          await this.stopVideo();
+          throw signal.reason;
+        }
+        const message = this.inbox.shift();
+        if (!message) {
+          if (this.failure) throw this.failure;
+          await new Promise<void>((resolve) => (this.wake = resolve));
+          continue;
+        }
+        if (message.type === 'encoded') onFrame?.(message.index + 1);
+        else if (message.type === 'done' || message.type === 'error') {
+          this.finished = true; // the worker is waiting for its next video
+          signal?.throwIfAborted();
+          if (message.type === 'error') throw reviveError(message.error);
+          return;
+        }
+      }
+    } finally {
+      signal?.removeEventListener('abort', abort);
+    }
+  }
+
+  /**
+   * Tells the worker to stop this video and waits (at most {@link STOP_GRACE_MS}) for it to answer; true when it
+   * did, so it can serve another video.
+   */
+  private async stopVideo(): Promise<boolean> {
+    if (!this.stopSent) {
+      this.stopSent = true;
+      this.post({ type: 'stop', job: this.job });
+    }
+    const deadline = Date.now() + STOP_GRACE_MS;
+    while (!this.finished && !this.failure) {
+      const message = this.inbox.shift();
+      if (message?.type === 'done' || message?.type === 'error') {
+        this.finished = true;
+        break;
+      }
+      if (message) continue;
+      const left = deadline - Date.now();
+      if (left <= 0) return false;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, left);
+        this.wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+    return this.finished && !this.failure;
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
+    // A video not complete is stopped first, so that the worker's ffmpeg is killed and its partial file removed.
+    if (this.encoding && !this.finished && !this.failure) await this.stopVideo();
     this.closed = true;
     const { thread } = this.worker;
     thread.off('message', this.onMessage);
@@ -242,9 +372,12 @@ function acquireWorker(): PooledWorker {
   }
   const entry = WORKER_ENTRY;
   if (entry === undefined) throw new Error('the frame worker module is missing');
-  const thread = typeof entry === 'string' ? new Worker(entry, { eval: true }) : new Worker(entry);
-  // An error or exit of an idle worker only removes it from the pool.
+  const thread = new Worker(entry, { ...workerModuleOptions(entry), name: 'frame drawing' });
   const worker: PooledWorker = { thread };
+  // While a worker draws a video, the video's FrameSource listens too and fails that video with the error (its
+  // frames() throws it, and the job ends in `error` with it). This listener only keeps an error of an idle
+  // worker, which no video waits for, from being thrown at the host: the worker has ended, and the exit
+  // listener below drops it from the pool; the next video starts a fresh one.
   thread.on('error', () => undefined);
   thread.on('exit', () => {
     const at = idleWorkers.indexOf(worker);
@@ -272,32 +405,5 @@ export function idleFrameWorkers(): number {
   return idleWorkers.length;
 }
 
-/**
- * The worker's module: the compiled `.js` next to this file; from the TypeScript sources (tests,
- * examples run with tsx), a bootstrap that registers tsx in the worker, which does not inherit the
- * parent's `--import` loaders on Node 20, and then imports the `.ts` module; none when neither
- * file is there (the package was bundled into one file).
- */
-const WORKER_ENTRY = workerEntry();
-
-function workerEntry(): URL | string | undefined {
-  if (import.meta.url.startsWith('file:')) {
-    const js = new URL('./frame-worker.js', import.meta.url);
-    if (existsSync(fileURLToPath(js))) return js;
-    const ts = new URL('./frame-worker.ts', import.meta.url);
-    const tsx = resolveTsxApi();
-    if (tsx && existsSync(fileURLToPath(ts))) {
-      return `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(ts.href)}); });`;
-    }
-  }
-  return undefined;
-}
-
-/** tsx's registration API, resolved from this module (not from the worker's working directory). */
-function resolveTsxApi(): string | undefined {
-  try {
-    return import.meta.resolve('tsx/esm/api');
-  } catch {
-    return undefined;
-  }
-}
+/** The worker's module (see {@link workerModule}); none when the package was bundled into one file. */
+const WORKER_ENTRY = workerModule(import.meta.url, 'frame-worker');

@@ -3,65 +3,100 @@
  * {@link FrameRenderer} up as soon as it is told the avatar (`prepare`), then, once told what to
  * draw, draws the frames in order, copies each into a free slot of the shared frame ring and tells
  * the parent which slot holds which frame. The parent hands a slot back once ffmpeg has its bytes.
+ * With an encoder (`prepare.encoder`), the worker starts ffmpeg itself at `prepare` and writes each
+ * slot into it, handing the slot back once ffmpeg's pipe holds it: the spawn and every frame's bytes
+ * stay off the parent's event loop, which only hears the progress.
  * Then it waits for the next video: a pooled worker skips the start-up (module loading) next time.
  */
 import { parentPort } from 'node:worker_threads';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { FrameRenderer } from './frame-renderer.js';
 import { RESTING_MOUTH } from '../lipsync/mouth.js';
+import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
 import type { FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
+import { serializeError } from '../workers/task-protocol.js';
+import { lowerThreadPriority } from '../workers/background-priority.js';
 
 type Prepare = Extract<ToFrameWorker, { type: 'prepare' }>;
 type Draw = Extract<ToFrameWorker, { type: 'draw' }>;
 
 const port = parentPort;
 if (!port) throw new Error('frame-worker runs as a worker thread only');
+lowerThreadPriority();
 let prepare: Prepare | undefined;
 let draw: Draw | undefined;
 let free: number[] = [];
+/** Aborted when the parent stops the current video. */
+let stop = new AbortController();
 let wake: (() => void) | undefined;
+const notify = () => {
+  const w = wake;
+  wake = undefined;
+  w?.();
+};
 port.on('message', (message: ToFrameWorker) => {
   if (message.type === 'prepare') {
     prepare = message;
     draw = undefined;
     free = Array.from({ length: message.slots }, (_, slot) => slot);
+    stop = new AbortController();
   } else if (message.job !== prepare?.job) {
     return; // about a video this worker no longer draws
   } else if (message.type === 'draw') {
     draw = message;
+  } else if (message.type === 'stop') {
+    stop.abort(new Error('the video was stopped'));
   } else {
     free.push(message.slot);
   }
-  const w = wake;
-  wake = undefined;
-  w?.();
+  notify();
 });
-const until = async (ready: () => boolean) => {
-  while (!ready()) await new Promise<void>((resolve) => (wake = resolve));
+/** Waits until `ready()`; throws once the video is stopped. */
+const until = async (ready: () => boolean, signal: AbortSignal) => {
+  for (;;) {
+    signal.throwIfAborted();
+    if (ready()) return;
+    await new Promise<void>((resolve) => (wake = resolve));
+  }
 };
 const post = (message: FromFrameWorker) => port.postMessage(message);
 
 for (;;) {
-  await until(() => prepare !== undefined);
+  await until(() => prepare !== undefined, new AbortController().signal);
   const video = prepare!;
+  const { signal } = stop;
+  let encoder: VideoEncoder | undefined;
   try {
+    // ffmpeg starts (and opens the audio) while the renderer is set up and the parent analyses the audio.
+    if (video.encoder) encoder = openVideoEncoder({ ...video.encoder.options, signal }, video.encoder.binaries);
     const renderer = await FrameRenderer.create(video.definition, { backgroundPath: video.backgroundPath });
     const frameBytes = renderer.width * renderer.height * 4;
     post({ type: 'ready', job: video.job });
-    await until(() => draw !== undefined && draw.job === video.job);
+    await until(() => draw !== undefined && draw.job === video.job, signal);
     const { mouths, total } = draw!;
     for (let index = 0; index < total; index++) {
-      await until(() => free.length > 0);
+      await until(() => free.length > 0, signal);
       const slot = free.shift()!;
-      renderer.renderInto(index, mouths[index] ?? RESTING_MOUTH, new Uint8Array(video.ring, slot * frameBytes, frameBytes));
-      post({ type: 'frame', job: video.job, index, slot });
+      const pixels = new Uint8Array(video.ring, slot * frameBytes, frameBytes);
+      renderer.renderInto(index, mouths[index] ?? RESTING_MOUTH, pixels);
+      if (encoder) {
+        await encoder.write(pixels, () => {
+          free.push(slot);
+          notify();
+        });
+        post({ type: 'encoded', job: video.job, index });
+      } else {
+        post({ type: 'frame', job: video.job, index, slot });
+      }
       // One turn of the event loop per frame: slots handed back are seen, and the finalizers of the
       // canvas's per-frame buffers (the face's pixels) run, so their memory is reused.
       await nextTurn();
     }
+    await encoder?.finish();
     post({ type: 'done', job: video.job });
   } catch (error) {
-    post({ type: 'error', job: video.job, message: error instanceof Error ? error.message : String(error) });
+    await encoder?.abort();
+    post({ type: 'error', job: video.job, message: error instanceof Error ? error.message : String(error), error: serializeError(error) });
   }
   if (prepare === video) {
     prepare = undefined;

@@ -9,11 +9,14 @@ import { FsBlobStore } from '../../../src/storage/fs-blob-store.js';
 /** The real {@link FsBlobStore} in a temp dir, remembering every blob it stored so tests can see what is left. */
 export class TrackingBlobStore implements BlobStore {
   readonly created: string[] = [];
+  readonly capabilities: FsBlobStore['capabilities'];
 
   private constructor(
     readonly dir: string,
     private readonly inner: FsBlobStore,
-  ) {}
+  ) {
+    this.capabilities = inner.capabilities;
+  }
 
   static async create(): Promise<TrackingBlobStore> {
     const dir = await mkdtemp(join(tmpdir(), 'va-blobs-'));

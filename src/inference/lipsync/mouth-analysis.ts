@@ -1,0 +1,93 @@
+/**
+ * The compute of the built-in {@link OnnxMouthAnalyzer}, on the thread that calls it (a worker thread by default):
+ * ffmpeg decodes any input to 16 kHz mono float PCM (streamed), log-mel features are computed on the fly, the ONNX
+ * viseme model runs in 10 s chunks and the posteriors become one mouth shape per video frame (see mouth-track.ts).
+ * Memory: the features (16 KB per second) and posteriors (3.6 KB per second), never the audio.
+ */
+import type { Readable } from 'node:stream';
+import { decodeAudio, probeMedia, type MediaBinaries } from '../media/index.js';
+import { LogMelExtractor, N_MELS, SAMPLE_RATE } from './features.js';
+import type { MouthShape } from './mouth.js';
+import { mouthTrack, videoFrameCount, type MouthTrackOptions } from './mouth-track.js';
+import { VisemeModel, type ChunkOptions } from './viseme-model.js';
+
+/** What the analysis needs besides the recording: the settings of {@link OnnxMouthAnalyzer}, resolved. */
+export interface MouthAnalysisSettings {
+  /** Path of the ONNX model; the shipped one when absent. */
+  modelPath?: string;
+  binaries: MediaBinaries;
+  mouth?: MouthTrackOptions;
+  chunks?: ChunkOptions;
+  duration?: 'probe' | 'decoded';
+}
+
+/** What the analysis produced, for callers that want more than the shapes (bench, debugging). */
+export interface MouthAnalysis {
+  shapes: MouthShape[];
+  /** `[frames * 9]` viseme posteriors at 100 frames/s. */
+  posteriors: Float32Array;
+  frames: number;
+  /** Duration used for the frame count (see `OnnxMouthAnalyzerOptions.duration`). */
+  durationSec: number;
+  /** Decoded audio length in seconds. */
+  decodedSec: number;
+}
+
+/**
+ * Analyses one recording on this thread. A positive `durationSec` (already probed by the caller) is used in place
+ * of a probe, unless `settings.duration` is `'decoded'`.
+ */
+export async function analyzeMouth(
+  settings: MouthAnalysisSettings,
+  audioPath: string,
+  fps: number,
+  signal?: AbortSignal,
+  durationSec?: number,
+): Promise<MouthAnalysis> {
+  if (!(fps > 0)) throw new RangeError(`fps must be positive, got ${fps}`);
+  signal?.throwIfAborted();
+  const modelLoad = VisemeModel.load(settings.modelPath);
+  // Reported below, after the features: a failed load must not count as unhandled meanwhile.
+  modelLoad.catch(() => undefined);
+  const { binaries } = settings;
+  const known = durationSec !== undefined && Number.isFinite(durationSec) && durationSec > 0;
+  const probed =
+    settings.duration === 'decoded'
+      ? Promise.resolve(0)
+      : known
+        ? Promise.resolve(durationSec)
+        : probeMedia(audioPath, binaries, { signal }).then((p) => p.durationSec, () => 0);
+  const pcm = decodeAudio(audioPath, { sampleRate: SAMPLE_RATE, channels: 1, signal, maxDurationSec: known ? durationSec : undefined }, binaries);
+  const extractor = await extractFeatures(pcm, signal);
+  const features = extractor.features();
+  const frames = features.length / N_MELS;
+  const decodedSec = extractor.samplesSeen / SAMPLE_RATE;
+  const probedSec = await probed;
+  const usedSec = probedSec > 0 ? probedSec : decodedSec;
+  const model = await modelLoad;
+  const posteriors = await model.posteriors(features, frames, settings.chunks, signal);
+  const shapes = mouthTrack(posteriors, frames, fps, videoFrameCount(usedSec, fps), settings.mouth);
+  return { shapes, posteriors, frames, durationSec: usedSec, decodedSec };
+}
+
+/** Streams f32le PCM into a {@link LogMelExtractor}, handling chunks that split a sample. */
+export async function extractFeatures(pcm: Readable, signal?: AbortSignal): Promise<LogMelExtractor> {
+  const extractor = new LogMelExtractor();
+  let carry = Buffer.alloc(0);
+  try {
+    for await (const chunk of pcm as AsyncIterable<Buffer>) {
+      signal?.throwIfAborted();
+      const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+      const whole = data.length - (data.length % 4);
+      const samples = new Float32Array(whole / 4);
+      for (let i = 0; i < samples.length; i++) samples[i] = data.readFloatLE(i * 4);
+      carry = Buffer.from(data.subarray(whole));
+      extractor.push(samples);
+    }
+  } finally {
+    pcm.destroy();
+  }
+  signal?.throwIfAborted();
+  extractor.finish();
+  return extractor;
+}

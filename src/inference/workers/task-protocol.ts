@@ -1,0 +1,43 @@
+/**
+ * Messages between a {@link TaskPool} (parent) and {@link serveTasks} (worker thread). A worker runs one task at a
+ * time; every message names the task (`id`), so a late message about an earlier task is ignored.
+ */
+
+/** An error as it crosses the thread boundary (Errors lose their class and own properties when cloned). */
+export interface SerializedError {
+  name: string;
+  message: string;
+  /** e.g. `ABORT_ERR`, `ENOENT`. */
+  code?: string;
+  stack?: string;
+}
+
+/** Parent → worker. */
+export type ToTaskWorker<Task> =
+  | { type: 'run'; id: number; task: Task }
+  /** Stop the task: its signal is aborted with `reason`; the worker answers `failed` once it stopped. */
+  | { type: 'abort'; id: number; reason: SerializedError };
+
+/** Worker → parent. */
+export type FromTaskWorker<Result, Event> =
+  | { type: 'event'; id: number; event: Event }
+  | { type: 'done'; id: number; result: Result }
+  | { type: 'failed'; id: number; error: SerializedError };
+
+/** {@link SerializedError} of anything thrown. */
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return { name: error.name, message: error.message, stack: error.stack, ...(typeof code === 'string' ? { code } : {}) };
+  }
+  return { name: 'Error', message: String(error) };
+}
+
+/** An Error with the serialized one's name, message and code; the worker's stack is kept as `cause`'s text. */
+export function reviveError(serialized: SerializedError): Error {
+  const error = new Error(serialized.message) as Error & { code?: string };
+  error.name = serialized.name;
+  if (serialized.code !== undefined) error.code = serialized.code;
+  if (serialized.stack) error.stack = `${error.name}: ${error.message}\n    (in a worker thread)\n${serialized.stack.split('\n').slice(1).join('\n')}`;
+  return error;
+}
