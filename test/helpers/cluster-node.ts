@@ -4,8 +4,10 @@
  *
  * - ROLE: `api` (Express on 127.0.0.1, a free port) or `worker`;
  * - REDIS_URL, NAMESPACE: the shared Redis and this test run's namespace;
- * - DATA_DIR: the blob store's folder (BLOB_STORE=fs, the only one for now: the S3 store takes its place later);
- * - RUNS_FILE: each engine run appends `start <pid> <input path>` and `end <pid> <input path>` to it;
+ * - DATA_DIR: this process's folder (work folders; with BLOB_STORE=fs also the blobs, then shared by all);
+ * - BLOB_STORE: `s3` (S3_OPTIONS: the middleware's `s3` option as JSON; nothing shared on disk) or `fs`;
+ * - RUNS_FILE: each engine run appends `start <pid> <input seconds>` and `end <pid> <input seconds>` to it
+ *   (the test gives every job an input of its own length);
  * - RUN_MS: how long a run takes (default 1 000);
  * - API_KEYS (comma-separated), STALE_MS (retention.staleJobMs).
  *
@@ -25,17 +27,15 @@ const runsFile = env.RUNS_FILE!;
 /** The separation double, logging every run's start and end with this process's pid. */
 class LoggedSeparation extends FakeSeparationEngine {
   override async separate(input: SeparationInput, context: EngineContext): Promise<SeparationOutput> {
-    appendFileSync(runsFile, `start ${process.pid} ${input.audioPath}\n`);
+    appendFileSync(runsFile, `start ${process.pid} ${input.durationSec}\n`);
     const output = await super.separate(input, context);
-    appendFileSync(runsFile, `end ${process.pid} ${input.audioPath}\n`);
+    appendFileSync(runsFile, `end ${process.pid} ${input.durationSec}\n`);
     return output;
   }
 }
 
-function blobStore(dataDir: string) {
-  if ((env.BLOB_STORE ?? 'fs') !== 'fs') throw new Error(`unknown BLOB_STORE ${env.BLOB_STORE}`);
-  return new FsBlobStore(dataDir);
-}
+const blobs = env.BLOB_STORE ?? 's3';
+if (blobs !== 'fs' && blobs !== 's3') throw new Error(`unknown BLOB_STORE ${blobs}`);
 
 const role = env.ROLE as 'api' | 'worker';
 const options: VirtualAnchorOptions = {
@@ -49,8 +49,9 @@ const options: VirtualAnchorOptions = {
   logger: false,
   concurrency: { engines: 2, jobsPerKey: 1 },
   retention: { staleJobMs: Number(env.STALE_MS ?? 8_000) },
+  ...(blobs === 's3' ? { s3: JSON.parse(env.S3_OPTIONS!) as VirtualAnchorOptions['s3'] } : {}),
   backends: {
-    blobStore: blobStore(env.DATA_DIR!),
+    ...(blobs === 'fs' ? { blobStore: new FsBlobStore(env.DATA_DIR!) } : {}),
     separation: new LoggedSeparation({ delayMs: Number(env.RUN_MS ?? 1_000) }),
     lipSync: false,
     avatarRenderer: false,

@@ -2,20 +2,21 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RedisJobStore } from '../../src/storage/redis-job-store.js';
 import type { Job } from '../../src/core/job.js';
-import { fixtures } from '../helpers/media.js';
+import { ffmpeg } from '../helpers/media.js';
+import { startS3Server, type S3TestServer } from '../helpers/s3-server.js';
 import { startFileServer, type FileServer } from '../helpers/file-server.js';
 import { deleteRedisNamespace, SHARED_REDIS_URL } from '../helpers/redis-server.js';
 import { KEYS } from '../helpers/apps.js';
 
 /**
- * Real processes on the shared Redis: one `api` and two `worker` processes (test/helpers/cluster-node.ts)
- * sharing one blob folder. 8 separation jobs of ~1 s from 2 keys; one worker is SIGKILLed while it runs
+ * Real processes on the shared Redis and an S3 server (s3rver): one `api` and two `worker` processes
+ * (test/helpers/cluster-node.ts) sharing no folder. 8 separation jobs of ~1 s from 2 keys; one worker is SIGKILLed while it runs
  * a job. Every job completes, each engine run's result is stored once, the killed run is run again on
  * the other worker (attempt 2), and the store never shows two `ongoing` jobs of one key.
  */
@@ -24,6 +25,7 @@ const namespace = `va-test-cluster-${randomBytes(4).toString('hex')}`;
 const keys = [KEYS.a, KEYS.b];
 const children: ChildProcess[] = [];
 let dataDir: string;
+let s3: S3TestServer;
 let runsFile: string;
 let files: FileServer;
 let store: RedisJobStore;
@@ -36,7 +38,9 @@ function startNode(role: 'api' | 'worker'): Promise<{ child: ChildProcess; port:
       ROLE: role,
       REDIS_URL: SHARED_REDIS_URL,
       NAMESPACE: namespace,
-      DATA_DIR: dataDir,
+      DATA_DIR: join(dataDir, `node-${children.length}`),
+      BLOB_STORE: 's3',
+      S3_OPTIONS: JSON.stringify(s3.storeOptions(`${namespace}/`)),
       RUNS_FILE: runsFile,
       API_KEYS: keys.join(','),
       STALE_MS: '4000',
@@ -57,7 +61,8 @@ function startNode(role: 'api' | 'worker'): Promise<{ child: ChildProcess; port:
 interface Run {
   event: 'start' | 'end';
   pid: number;
-  input: string;
+  /** The input's length in seconds: which job the run belongs to. */
+  seconds: number;
 }
 
 async function runs(): Promise<Run[]> {
@@ -66,8 +71,8 @@ async function runs(): Promise<Run[]> {
     .split('\n')
     .filter(Boolean)
     .map((line) => {
-      const [event, pid, input] = line.split(' ');
-      return { event: event as Run['event'], pid: Number(pid), input: input! };
+      const [event, pid, seconds] = line.split(' ');
+      return { event: event as Run['event'], pid: Number(pid), seconds: Number(seconds) };
     });
 }
 
@@ -86,13 +91,23 @@ describe('api and worker processes on BullMQ', { timeout: 60_000 }, () => {
     dataDir = await mkdtemp(join(tmpdir(), 'va-cluster-'));
     runsFile = join(dataDir, 'runs.log');
     await writeFile(runsFile, '');
-    files = await startFileServer((await fixtures()).dir);
+    // One input per job, each of its own length (0.8 s, 1.0 s, …), so an engine run names its job.
+    const inputs = join(dataDir, 'inputs');
+    await mkdir(inputs);
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        ffmpeg(['-f', 'lavfi', '-i', `sine=frequency=440:duration=${(0.8 + i * 0.2).toFixed(1)}:sample_rate=16000`, '-c:a', 'pcm_s16le', join(inputs, `in-${i}.wav`)]),
+      ),
+    );
+    files = await startFileServer(inputs);
+    s3 = await startS3Server();
     store = new RedisJobStore({ url: SHARED_REDIS_URL, namespace });
   });
 
   after(async () => {
     for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await files?.close();
+    await s3?.close();
     await store?.close();
     await deleteRedisNamespace(namespace);
     await rm(dataDir, { recursive: true, force: true });
@@ -125,11 +140,11 @@ describe('api and worker processes on BullMQ', { timeout: 60_000 }, () => {
     const base = `http://127.0.0.1:${api.port}`;
     const uids: string[] = [];
     for (let i = 0; i < 4; i++) {
-      for (const key of keys) {
+      for (const [k, key] of keys.entries()) {
         const res = await fetch(`${base}/v1/sourceSeparations`, {
           method: 'POST',
           headers: { key, 'content-type': 'application/json' },
-          body: JSON.stringify({ audioUri: files.url('speech.wav') }),
+          body: JSON.stringify({ audioUri: files.url(`in-${i * 2 + k}.wav`) }),
         });
         assert.equal(res.status, 201, await res.clone().text());
         const [created] = (await res.json()) as { uid: string }[];
@@ -140,7 +155,7 @@ describe('api and worker processes on BullMQ', { timeout: 60_000 }, () => {
 
     // SIGKILL the worker of a run while its engine works.
     const inProgress = (log: Run[]) =>
-      log.find((run) => run.event === 'start' && !log.some((end) => end.event === 'end' && end.input === run.input));
+      log.find((run) => run.event === 'start' && !log.some((end) => end.event === 'end' && end.seconds === run.seconds));
     const victim = await until(async () => inProgress(await runs()), 20_000, 'an engine run in progress');
     const killed = workers.find((child) => child.pid === victim.pid);
     assert.ok(killed, 'the first run was on a worker');
@@ -169,7 +184,7 @@ describe('api and worker processes on BullMQ', { timeout: 60_000 }, () => {
 
     const log = await runs();
     for (const job of done) {
-      const input = log.filter((run) => run.input.includes(job.input.audio.id));
+      const input = log.filter((run) => Math.abs(run.seconds - job.input.durationSec) < 0.05);
       const starts = input.filter((run) => run.event === 'start');
       const ends = input.filter((run) => run.event === 'end');
       assert.equal(ends.length, 1, `job ${job.uid}: one engine run finished`);
@@ -178,8 +193,19 @@ describe('api and worker processes on BullMQ', { timeout: 60_000 }, () => {
       assert.equal(cutShort, killedUnfinished, `job ${job.uid}: run again only when its worker was killed`);
       assert.ok((job.attempt ?? 0) >= starts.length, `job ${job.uid}: attempt ${job.attempt} counts its ${starts.length} runs`);
     }
-    const victimJob = done.find((job) => victim.input.includes(job.input.audio.id));
+    const victimJob = done.find((job) => Math.abs(victim.seconds - job.input.durationSec) < 0.05);
     assert.ok(victimJob, 'the killed run belongs to a job');
     assert.equal(victimJob.attempt, 2, 'the killed job completed on its second attempt');
+
+    // Result links are presigned URLs of the object store, which serves them itself.
+    const view = (await (await fetch(`${base}/v1/sourceSeparations/${victimJob.uid}`, { headers: { key: ownerOf.get(victimJob.uid)! } })).json()) as {
+      path: { speech: string; ambience: string };
+    };
+    for (const link of [view.path.speech, view.path.ambience]) {
+      assert.ok(link.startsWith(s3.endpoint), `${link} is served by the object store`);
+      const stem = await fetch(link);
+      assert.equal(stem.status, 200);
+      assert.ok((await stem.arrayBuffer()).byteLength > 1_000);
+    }
   });
 });
