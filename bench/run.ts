@@ -3,6 +3,7 @@
  * one JSON line per measured scenario on stdout. A new section is a file in bench/ exporting a
  * {@link BenchSection}, added to {@link SECTIONS}.
  */
+import { clusterBench } from './cluster.js';
 import { eventLoopBench } from './event-loop.js';
 import { httpBench } from './http.js';
 import { lipSyncBench } from './lipsync.js';
@@ -12,6 +13,7 @@ import { settingsFromEnv, type BenchLine, type BenchSection } from './lib/settin
 const SECTIONS: Record<string, BenchSection> = {
   http: httpBench,
   'event-loop': eventLoopBench,
+  cluster: clusterBench,
   lipsync: lipSyncBench,
   separation: async (_settings, emit) => {
     for (const row of await runSeparationBench()) emit({ bench: 'separation', ...row });

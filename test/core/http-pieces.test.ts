@@ -74,9 +74,9 @@ describe('auth', () => {
 });
 
 describe('state machine', () => {
-  it('allows exactly pending→ongoing→completed and any non-final state → error', () => {
+  it('allows exactly pending→ongoing→completed, ongoing→ongoing (a later attempt takes a job over) and any non-final state → error', () => {
     assert.deepEqual(TRANSITIONS.pending, ['ongoing', 'error']);
-    assert.deepEqual(TRANSITIONS.ongoing, ['completed', 'error']);
+    assert.deepEqual(TRANSITIONS.ongoing, ['ongoing', 'completed', 'error']);
     assert.deepEqual(sourcesOf('error').sort(), ['ongoing', 'pending']);
     assert.deepEqual(sourcesOf('completed'), ['ongoing']);
     assert.equal(isFinal('completed') && isFinal('error') && !isFinal('pending') && !isFinal('ongoing'), true);
