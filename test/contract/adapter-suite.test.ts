@@ -5,32 +5,16 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
-import express from 'express';
 import Koa from 'koa';
-import { loggerOf, sendResponse, virtualAnchor, virtualAnchorKoa, type CoreRequest, type VirtualAnchor } from '../../src/index.js';
+import { loggerOf, sendResponse, virtualAnchorKoa, type CoreRequest, type VirtualAnchor } from '../../src/index.js';
 import { adapterSuite, type MountSettings } from '../../src/testing/adapter-suite.js';
 import { BINARIES } from '../helpers/media.js';
 import { koaJsonBody } from '../helpers/apps.js';
+import { listen, mountExpress } from '../helpers/adapter-hosts.js';
 
 const instanceOptions = { logger: false as const, ...BINARIES };
 
-async function listen(server: ReturnType<typeof createServer>) {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return server;
-}
-
-adapterSuite('Express', {
-  describe,
-  it,
-  instanceOptions,
-  mount: (instance, { jsonBodyParser, fallback }) => {
-    const app = express();
-    if (jsonBodyParser) app.use(express.json());
-    app.use(virtualAnchor(instance));
-    app.use((req, res) => fallback(req, res));
-    return listen(createServer(app));
-  },
-});
+adapterSuite('Express', { describe, it, instanceOptions, mount: mountExpress });
 
 adapterSuite('Koa', {
   describe,
