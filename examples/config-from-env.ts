@@ -15,6 +15,9 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): { options:
       publicUrl: env.VIRTUAL_ANCHOR_PUBLIC_URL || undefined,
       allowPrivateUrls: env.VIRTUAL_ANCHOR_ALLOW_PRIVATE_URLS === '1',
       redis: env.REDIS_URL || undefined,
+      redisNamespace: env.VIRTUAL_ANCHOR_REDIS_NAMESPACE || undefined,
+      // all (default), api or worker; api and worker need REDIS_URL. A worker still listens on PORT, for /healthz and /readyz.
+      role: roleFrom(env.VIRTUAL_ANCHOR_ROLE),
       s3: s3FromEnv(env),
       // Any pino logger works as `logger` (so do console and winston).
       logger: pino({ level: env.LOG_LEVEL ?? 'info' }),
@@ -23,6 +26,13 @@ export function optionsFromEnv(env: NodeJS.ProcessEnv = process.env): { options:
       ...(env.VIRTUAL_ANCHOR_WEBHOOK_SECRET ? { webhooks: { secret: env.VIRTUAL_ANCHOR_WEBHOOK_SECRET } } : {}),
     },
   };
+}
+
+/** VIRTUAL_ANCHOR_ROLE, checked (the options validation names a wrong one too, but this names the variable). */
+function roleFrom(value: string | undefined): VirtualAnchorOptions['role'] {
+  if (!value) return undefined;
+  if (value === 'all' || value === 'api' || value === 'worker') return value;
+  throw new Error(`VIRTUAL_ANCHOR_ROLE must be all, api or worker, not ${JSON.stringify(value)}`);
 }
 
 /**

@@ -70,12 +70,15 @@ export type {
 } from './inference/engines.js';
 export type { AvatarDefinition, AvatarDefinitionInput } from './inference/avatar/definition.js';
 export type { MouthShape, MouthTrackAnalyzer } from './inference/lipsync/mouth.js';
-/**
- * The built-in engines, for configuring them (`backends.lipSync: new CanvasLipSyncEngine(new OnnxMouthAnalyzer(),
- * { encoder: { crf: 20 } })`) or wrapping them in your own.
+/*
+ * The built-in engines' classes are exported by `virtual-anchor/engines` (src/engines.ts): importing them loads
+ * onnxruntime-node and @napi-rs/canvas, which this entry never does, so an `api` process does not load them.
  */
-export { CanvasLipSyncEngine, type CanvasLipSyncEngineOptions } from './inference/lipsync/engine.js';
-export { OnnxMouthAnalyzer, type OnnxMouthAnalyzerOptions, type MouthAnalysis } from './inference/lipsync/onnx-mouth-analyzer.js';
+export type { CanvasLipSyncEngine, CanvasLipSyncEngineOptions } from './inference/lipsync/engine.js';
+export type { OnnxMouthAnalyzer, OnnxMouthAnalyzerOptions, MouthAnalysis } from './inference/lipsync/onnx-mouth-analyzer.js';
+export type { JobQueue, QueuedJob, QueueHandlers, QueueCapabilities, QueueDepth, Delivery } from './queue/job-queue.js';
+export { MemoryJobQueue, type MemoryJobQueueLimits } from './queue/memory-job-queue.js';
+export { BullMqJobQueue, type BullMqJobQueueOptions } from './queue/bullmq-job-queue.js';
 export type { MouthTrackOptions } from './inference/lipsync/mouth-track.js';
 export type { ChunkOptions } from './inference/lipsync/viseme-model.js';
 export type { VideoEncoderSettings, X264Preset } from './inference/media/encode-video.js';

@@ -13,6 +13,7 @@ import { LinkBuilder } from './links.js';
 import { presigner } from '../storage/blob-files.js';
 import type { ApiDeps } from './api/deps.js';
 import { buildRoutes } from './api/routes.js';
+import { operationsRoutes } from './api/operations-routes.js';
 import { buildOpenApi } from './api/openapi.js';
 import { buildServices, type Services } from './wiring/build-services.js';
 import { Startup } from './startup.js';
@@ -122,7 +123,8 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     },
     metrics: resolved.metrics ? { path: resolved.metrics.path, scrape: () => metrics!.scrape() } : undefined,
   };
-  routes.push(...buildRoutes(deps));
+  // A worker serves no API: only its health, readiness (and metrics); every other request passes on.
+  routes.push(...(resolved.role === 'worker' ? operationsRoutes(deps) : buildRoutes(deps)));
   const http = new HttpCore(
     routes,
     {

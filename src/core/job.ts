@@ -70,6 +70,12 @@ interface JobBase {
   completedAt?: string;
   /** Set when a worker takes the job (`ongoing`) and refreshed while it runs. */
   heartbeatAt?: string;
+  /**
+   * Which run of the job holds it: 1 for the first worker that took it, one more each time another worker
+   * took over a run whose worker died (queues with retries). Absent while `pending`. Writes of a run guard
+   * on it, so a late earlier run can never overwrite the record.
+   */
+  attempt?: number;
   progress?: JobProgress;
   failure?: JobFailure;
   /** Blobs the job created for its inputs (downloads, not the caller's uploads); deleted when the job ends. */
@@ -104,8 +110,13 @@ export type Job = AvatarVideoJob | SeparationJob;
 
 /** Fields a state transition may change besides `status` and `updatedAt`. */
 export type JobPatch = Partial<
-  Pick<JobBase, 'completedAt' | 'heartbeatAt' | 'progress' | 'failure'>
+  Pick<JobBase, 'completedAt' | 'heartbeatAt' | 'progress' | 'failure' | 'attempt'>
 > & { result?: Job['result'] };
+
+/** An extra condition of a compare-and-set: the record's `attempt` (absent counts as 0) must be this. */
+export interface JobExpectation {
+  attempt?: number;
+}
 
 /** Listing query for {@link JobStore.list}. */
 export interface ListQuery {

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from './logger.js';
 import type { JobStore } from '../storage/job-store.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import type { JobQueue } from '../queue/job-queue.js';
 import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../inference/engines.js';
 import type { AvatarDefinitionInput } from '../inference/avatar/definition.js';
 import { isWebhookSecret } from './webhooks/signature.js';
@@ -44,8 +45,26 @@ export interface VirtualAnchorOptions {
     /** Static credentials instead of the default chain. */
     credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   };
-  /** Key prefix for Redis records. Default `virtual-anchor`. */
+  /** Key prefix for Redis records and the BullMQ queue. Default `virtual-anchor`. */
   redisNamespace?: string;
+  /**
+   * What this process does. `all` (default): serves the API and runs jobs. `api`: serves the API and runs no
+   * engine (the built-in engines are not even loaded); needs the `bullmq` queue. `worker`: runs jobs and
+   * avatar asset generation and serves no API (only `/healthz` and `/readyz`); needs the `bullmq` queue.
+   */
+  role?: 'all' | 'api' | 'worker';
+  /**
+   * Job queue: `memory` (in-process p-queue, one process) or `bullmq` (BullMQ on `redis`: any number of API
+   * and worker processes, per-key limits across all of them, retries when a worker dies).
+   * Default: `bullmq` when `redis` is set, else `memory`.
+   */
+  queue?: 'memory' | 'bullmq';
+  /**
+   * Runs of one job at most with the `bullmq` queue: a job whose worker died (or whose run failed in the
+   * service itself, e.g. the store was unreachable) runs again on another worker until this many runs began,
+   * then ends in `error` (`interrupted`). An engine's own failure is not retried. Default 3.
+   */
+  maxAttempts?: number;
   /**
    * How long the Redis job store waits for Redis. While Redis is unreachable, routes that need job
    * records answer 503 `unavailable` at once (nothing is queued) and the store reconnects in the background.
@@ -159,6 +178,8 @@ export interface VirtualAnchorOptions {
   backends?: {
     jobStore?: JobStore;
     blobStore?: BlobStore;
+    /** A job queue of your own (see `JobQueue`); replaces the `queue` choice. Closed by the instance. */
+    queue?: JobQueue;
     /** `false` disables the built-in lip-sync engine (jobs then end in `error`). */
     lipSync?: LipSyncEngine | false;
     /** `false` disables the built-in separation engine (jobs then end in `error`). */
@@ -209,6 +230,9 @@ export const optionsSchema = z
       .strict()
       .optional(),
     redisNamespace: z.string().min(1).default('virtual-anchor'),
+    role: z.enum(['all', 'api', 'worker']).default('all'),
+    queue: z.enum(['memory', 'bullmq']).optional(),
+    maxAttempts: posInt.default(3),
     redisTimeouts: z
       .object({ connectMs: posMs.default(2_000), commandMs: posMs.default(2_000) })
       .strict()
@@ -283,6 +307,7 @@ export const optionsSchema = z
       .object({
         jobStore: obj.optional(),
         blobStore: obj.optional(),
+        queue: obj.optional(),
         lipSync: z.union([z.literal(false), obj]).optional(),
         separation: z.union([z.literal(false), obj]).optional(),
         avatarRenderer: z.union([z.literal(false), obj]).optional(),
@@ -302,6 +327,11 @@ export const optionsSchema = z
   .refine((o) => (o.apiKeys && o.apiKeys.length > 0) || o.authenticate, {
     message: 'give `apiKeys` (a non-empty list) or an `authenticate` function',
     path: ['apiKeys'],
+  })
+  .refine((o) => o.queue !== 'bullmq' || o.redis, { message: 'the bullmq queue needs `redis`', path: ['queue'] })
+  .refine((o) => o.role === 'all' || o.backends.queue || (o.redis && o.queue !== 'memory'), {
+    message: 'role `api` or `worker` needs the bullmq queue (set `redis`): with the in-process queue the API and the workers cannot reach each other',
+    path: ['role'],
   });
 
 /** Options after validation and defaults; what the core works with. */
@@ -309,7 +339,15 @@ export interface ResolvedOptions
   extends Required<
     Pick<
       VirtualAnchorOptions,
-      'basePath' | 'dataDir' | 'redisNamespace' | 'allowPrivateUrls' | 'dangerousFlagDelayMs' | 'shutdownTimeoutMs'
+      | 'basePath'
+      | 'dataDir'
+      | 'redisNamespace'
+      | 'allowPrivateUrls'
+      | 'dangerousFlagDelayMs'
+      | 'shutdownTimeoutMs'
+      | 'role'
+      | 'queue'
+      | 'maxAttempts'
     >
   > {
   redisTimeouts: Required<NonNullable<VirtualAnchorOptions['redisTimeouts']>>;

@@ -4,7 +4,7 @@ import { authenticateRequest } from './auth.js';
 import { Router, type Route } from './http/router.js';
 import type { CoreRequest, CoreResponse } from './http/types.js';
 import { errorResponse, finishResponse, toErrorResponse } from './http/error-response.js';
-import { KeyedQueues } from './jobs/keyed-queues.js';
+import { KeyedQueues } from '../queue/keyed-queues.js';
 import type { Logger } from './logger.js';
 
 /** Settings of the HTTP front of the core. */

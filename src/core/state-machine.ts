@@ -7,7 +7,9 @@ import type { JobStatus } from './job.js';
  */
 export const TRANSITIONS: Readonly<Record<JobStatus, readonly JobStatus[]>> = Object.freeze({
   pending: ['ongoing', 'error'],
-  ongoing: ['completed', 'error'],
+  // `ongoing → ongoing`: another worker takes over a run whose worker died (a queue with retries); the
+  // status the client sees does not change, only the record's `attempt` (the take-over guards on it).
+  ongoing: ['ongoing', 'completed', 'error'],
   completed: [],
   error: [],
 });

@@ -7,6 +7,8 @@ export const TOKENS = {
   Logger: Symbol.for('virtual-anchor.Logger'),
   JobStore: Symbol.for('virtual-anchor.JobStore'),
   BlobStore: Symbol.for('virtual-anchor.BlobStore'),
+  /** The job queue (`JobQueue`): in-process p-queue or BullMQ. */
+  JobQueue: Symbol.for('virtual-anchor.JobQueue'),
   UrlSigner: Symbol.for('virtual-anchor.UrlSigner'),
   MediaBinaries: Symbol.for('virtual-anchor.MediaBinaries'),
   InputResolver: Symbol.for('virtual-anchor.InputResolver'),

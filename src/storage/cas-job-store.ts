@@ -1,4 +1,4 @@
-import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../core/job.js';
+import type { Job, JobExpectation, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../core/job.js';
 import type { JobStore } from './job-store.js';
 import { allowedSources } from '../core/state-machine.js';
 import { applyPatch } from './job-record.js';
@@ -19,13 +19,14 @@ export abstract class CasJobStore implements JobStore {
   protected abstract read(uid: string): Promise<Job | undefined>;
 
   /**
-   * Atomically: when the job exists and its status is in `allowed`, stores `compute(job)`
-   * (keeping indexes in step) and returns it; otherwise returns `undefined`.
+   * Atomically: when the job exists, its status is in `allowed` and it passes `accept` (when given),
+   * stores `compute(job)` (keeping indexes in step) and returns it; otherwise returns `undefined`.
    */
   protected abstract update(
     uid: string,
     allowed: readonly JobStatus[],
     compute: (job: Job) => Job,
+    accept?: (job: Job) => boolean,
   ): Promise<Job | undefined>;
 
   abstract create(job: Job): Promise<void>;
@@ -50,14 +51,22 @@ export abstract class CasJobStore implements JobStore {
     from: readonly JobStatus[],
     to: JobStatus,
     patch?: JobPatch,
+    expect?: JobExpectation,
   ): Promise<Job | undefined> {
     const allowed = allowedSources(from, to);
     if (allowed.length === 0) return undefined;
-    return this.update(uid, allowed, (job) => applyPatch(job, patch, { status: to, now: this.#now() }));
+    return this.update(uid, allowed, (job) => applyPatch(job, patch, { status: to, now: this.#now() }), matches(expect));
   }
 
   /** {@inheritDoc JobStore.patch} Leaves `updatedAt` unchanged. */
-  async patch(uid: string, whileIn: readonly JobStatus[], patch: JobPatch): Promise<boolean> {
-    return (await this.update(uid, whileIn, (job) => applyPatch(job, patch))) !== undefined;
+  async patch(uid: string, whileIn: readonly JobStatus[], patch: JobPatch, expect?: JobExpectation): Promise<boolean> {
+    return (await this.update(uid, whileIn, (job) => applyPatch(job, patch), matches(expect))) !== undefined;
   }
+}
+
+/** The record test of an expectation: `attempt` equal (a record without one is at attempt 0). */
+function matches(expect: JobExpectation | undefined): ((job: Job) => boolean) | undefined {
+  if (expect?.attempt === undefined) return undefined;
+  const attempt = expect.attempt;
+  return (job) => (job.attempt ?? 0) === attempt;
 }

@@ -1,6 +1,6 @@
 import type { StoreUnavailableError } from './store-unavailable-error.js';
 import type { ClaimedDelivery, IdempotencyReservation, StoredAnswer } from './store-extensions.js';
-import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../core/job.js';
+import type { Job, JobExpectation, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../core/job.js';
 
 /**
  * Persistent job records with an index for paginated, status-filtered listing.
@@ -22,10 +22,14 @@ export interface JobStore {
    * Returns the updated job, or `undefined` when the job is missing or its status is not in `from`.
    * Only moves of the transition table (`TRANSITIONS`) may happen: a status of `from` the table does not
    * allow toward `to` must be ignored (the built-in stores do this in `CasJobStore`).
+   * With `expect`, the record must also match it (its `attempt`), in the same atomic step.
    */
-  transition(uid: string, from: readonly JobStatus[], to: JobStatus, patch?: JobPatch): Promise<Job | undefined>;
-  /** Applies `patch` without changing status, only while the status is in `whileIn`. Returns false otherwise. */
-  patch(uid: string, whileIn: readonly JobStatus[], patch: JobPatch): Promise<boolean>;
+  transition(uid: string, from: readonly JobStatus[], to: JobStatus, patch?: JobPatch, expect?: JobExpectation): Promise<Job | undefined>;
+  /**
+   * Applies `patch` without changing status, only while the status is in `whileIn` (and the record matches
+   * `expect`, when given). Returns false otherwise.
+   */
+  patch(uid: string, whileIn: readonly JobStatus[], patch: JobPatch, expect?: JobExpectation): Promise<boolean>;
   /** One page of an owner's jobs of one kind, newest first, optionally filtered by status. */
   list(query: ListQuery): Promise<ListResult<Job>>;
   /** Uids of all jobs (every owner) of a status, for recovery and retention sweeps. */

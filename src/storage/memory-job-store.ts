@@ -170,11 +170,16 @@ export class MemoryJobStore extends CasJobStore {
   }
 
   /** Compare-and-set under the uid's lock: `compute` runs only when the status is in `allowed`. */
-  protected override async update(uid: string, allowed: readonly JobStatus[], compute: (job: Job) => Job): Promise<Job | undefined> {
+  protected override async update(
+    uid: string,
+    allowed: readonly JobStatus[],
+    compute: (job: Job) => Job,
+    accept?: (job: Job) => boolean,
+  ): Promise<Job | undefined> {
     return this.#mutex.run(uid, async () => {
       const current = await this.#records.get(uid);
       const entry = this.#entries.get(uid);
-      if (!current || !entry || !allowed.includes(current.status)) return undefined;
+      if (!current || !entry || !allowed.includes(current.status) || (accept && !accept(current))) return undefined;
       const next = compute(current);
       await this.#records.set(uid, next);
       if (next.status !== entry.status) {

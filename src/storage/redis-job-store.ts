@@ -211,10 +211,15 @@ export class RedisJobStore extends CasJobStore {
   }
 
   /** Read, check `allowed`, compute, compare-and-set; on a lost race read again. */
-  protected override async update(uid: string, allowed: readonly JobStatus[], compute: (job: Job) => Job): Promise<Job | undefined> {
+  protected override async update(
+    uid: string,
+    allowed: readonly JobStatus[],
+    compute: (job: Job) => Job,
+    accept?: (job: Job) => boolean,
+  ): Promise<Job | undefined> {
     for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
       const current = await this.#readRaw(uid);
-      if (!current || !allowed.includes(current.job.status)) return undefined;
+      if (!current || !allowed.includes(current.job.status) || (accept && !accept(current.job))) return undefined;
       const next = compute(current.job);
       const moves = next.status !== current.job.status;
       const leave = moves ? this.#statusKeys(current.job, current.job.status) : [];

@@ -4,6 +4,7 @@
  * (node:test, vitest and mocha all fit) and needs nothing but the package itself:
  * - {@link blobStoreSuite}: a custom {@link BlobStore} (the filesystem and S3 stores pass it);
  * - {@link jobStoreSuite}: a custom {@link JobStore}, with its optional parts (the memory and Redis stores pass it);
+ * - {@link queueSuite}: a custom `JobQueue` (the in-process and BullMQ queues pass it);
  * - {@link adapterSuite}: an HTTP adapter for another framework (the Express, Koa and a bare node:http adapter pass it).
  *
  * ```ts
@@ -23,5 +24,4 @@ export { jobStoreSuite, type JobStoreSuiteOptions, type JobStoreSettings, type J
 export { adapterSuite, type AdapterSuiteOptions, type AdapterHost, type MountSettings } from './adapter-suite.js';
 /** Job records for a store's own further tests. */
 export { makeJob, at, uids } from './job-fixtures.js';
-// Slot for the queue backend's suite (issue #11, BullMQ part), added when that branch is merged:
-// export { queueSuite, type QueueSuiteOptions } from './queue-suite.js';
+export { queueSuite, type QueueSuiteOptions } from './queue-suite.js';

@@ -55,7 +55,8 @@ async function eventually(what: string, check: () => Promise<boolean>, limitMs =
  * `jobStoreSuite('my store', { describe, it, create: async ({ now }) => new MyStore({ now }) })`.
  *
  * It checks create/get (scoped to an owner, a second create refused), `transition` as a compare-and-set (one
- * winner of 20 racing transitions, a refused one changes nothing, `updatedAt` from the store's clock), `patch`
+ * winner of 20 racing transitions, a refused one changes nothing, `updatedAt` from the store's clock), writes guarded
+ * on the attempt (one take-over of five wins, the old attempt can neither patch nor complete), `patch`
  * (never undoing a final state), listings (newest first, ties by uid, pages, totals, status filters), `uidsByStatus`
  * and that returned records are copies.
  *
@@ -136,6 +137,23 @@ export function jobStoreSuite(name: string, options: JobStoreSuiteOptions): void
         assert.deepEqual(await store.uidsByStatus('completed'), []);
         assert.deepEqual(await store.uidsByStatus('pending'), [job.uid]);
         assert.equal(await store.transition('no-such-job', ['pending'], 'ongoing'), undefined);
+      }));
+
+    it('guards writes on the attempt: only the holder of the current attempt may write, and one take-over wins', () =>
+      withStore(async (store) => {
+        const job = makeJob({ createdAt: at(1) });
+        await store.create(job);
+        assert.equal(await store.transition(job.uid, ['pending'], 'ongoing', { attempt: 1 }, { attempt: 1 }), undefined, 'a pending record is at attempt 0');
+        assert.equal((await store.transition(job.uid, ['pending'], 'ongoing', { attempt: 1 }, { attempt: 0 }))?.attempt, 1);
+        const takeOvers = await Promise.all(
+          Array.from({ length: 5 }, () => store.transition(job.uid, ['ongoing'], 'ongoing', { attempt: 2 }, { attempt: 1 })),
+        );
+        assert.equal(takeOvers.filter(Boolean).length, 1, 'exactly one take-over of attempt 1 wins');
+        assert.equal(await store.patch(job.uid, ['ongoing'], { heartbeatAt: at(3) }, { attempt: 1 }), false, 'the old attempt may not write');
+        assert.equal(await store.transition(job.uid, ['ongoing'], 'completed', { completedAt: at(4) }, { attempt: 1 }), undefined);
+        assert.equal(await store.patch(job.uid, ['ongoing'], { heartbeatAt: at(3) }, { attempt: 2 }), true);
+        const done = await store.transition(job.uid, ['ongoing'], 'completed', { completedAt: at(4) }, { attempt: 2 });
+        assert.deepEqual([done?.status, done?.attempt, done?.heartbeatAt], ['completed', 2, at(3)]);
       }));
 
     it('lets exactly one of 20 concurrent transitions from pending win', () =>

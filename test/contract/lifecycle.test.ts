@@ -44,10 +44,10 @@ function seededJob(overrides: Partial<AvatarVideoJob>, audio: AvatarVideoJob['in
 
 describe('job state machine', () => {
   it('allows only pending → ongoing → completed and non-final → error', () => {
-    assert.deepEqual(TRANSITIONS, { pending: ['ongoing', 'error'], ongoing: ['completed', 'error'], completed: [], error: [] });
+    assert.deepEqual(TRANSITIONS, { pending: ['ongoing', 'error'], ongoing: ['ongoing', 'completed', 'error'], completed: [], error: [] });
     assert.deepEqual(sourcesOf('completed'), ['ongoing']);
     assert.deepEqual(sourcesOf('error').sort(), ['ongoing', 'pending']);
-    assert.deepEqual(sourcesOf('ongoing'), ['pending']);
+    assert.deepEqual(sourcesOf('ongoing'), ['pending', 'ongoing']);
   });
 });
 

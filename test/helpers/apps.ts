@@ -125,7 +125,8 @@ export async function makeApp(adapter: Adapter, options: AppOptions = {}): Promi
       await instance.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true });
+      // A request still in its handler when the sockets closed may write one more file: retry the removal.
+      if (!options.dataDir) await rm(dataDir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
   open.add(testApp);

@@ -16,6 +16,17 @@ export async function redisKeysOf(namespace: string, url = SHARED_REDIS_URL): Pr
   }
 }
 
+/** Deletes every key of a namespace: the job store's (`ns::…`), the queue's (`ns:jobs:…`) and its semaphores' (`ns:sem:…`). */
+export async function deleteRedisNamespace(namespace: string, url = SHARED_REDIS_URL): Promise<void> {
+  const client = await createClient({ url }).connect();
+  try {
+    const keys = await client.keys(`${namespace}:*`);
+    if (keys.length > 0) await client.unlink(keys);
+  } finally {
+    await client.close();
+  }
+}
+
 /** A free TCP port on 127.0.0.1 (nothing listens on it once this resolves). */
 export async function freePort(): Promise<number> {
   const server = createServer();

@@ -70,7 +70,7 @@ async function json(url: string, init: RequestInit = {}): Promise<{ status: numb
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-/** Run in the fresh app with node --test: the contract suites of the installed `virtual-anchor/testing` on the built-in stores and the Express adapter. */
+/** Run in the fresh app with node --test: the contract suites of the installed `virtual-anchor/testing` on the built-in stores, the in-process queue and the Express adapter. */
 const SUITES_RUN = `
 import assert from 'node:assert/strict';
 import { mkdtemp } from 'node:fs/promises';
@@ -80,11 +80,13 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import express from 'express';
 import * as testing from 'virtual-anchor/testing';
-import { FsBlobStore, MemoryJobStore, virtualAnchor } from 'virtual-anchor';
+import { FsBlobStore, MemoryJobQueue, MemoryJobStore, virtualAnchor } from 'virtual-anchor';
 
-for (const name of ['blobStoreSuite', 'jobStoreSuite', 'adapterSuite', 'makeJob']) assert.equal(typeof testing[name], 'function', name);
+for (const name of ['blobStoreSuite', 'jobStoreSuite', 'queueSuite', 'adapterSuite', 'makeJob']) assert.equal(typeof testing[name], 'function', name);
 testing.blobStoreSuite('FsBlobStore', { describe, it, create: async () => new FsBlobStore(await mkdtemp(join(tmpdir(), 'suite-'))) });
 testing.jobStoreSuite('MemoryJobStore', { describe, it, create: async (settings) => new MemoryJobStore(settings), expect: ['recordExpiry', 'webhookOutbox', 'idempotencyKeys'] });
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+testing.queueSuite({ name: 'MemoryJobQueue', make: (limits) => new MemoryJobQueue(limits, silent), describe, it });
 testing.adapterSuite('Express', {
   describe,
   it,
@@ -159,7 +161,7 @@ test('npm pack builds a tarball that installs with plain npm install and runs th
     );
     assert.match(suites.stdout, /^# fail 0$/m, suites.stdout);
     const passed = Number(/^# pass (\d+)$/m.exec(suites.stdout)?.[1]);
-    assert.ok(passed >= 39, `only ${passed} suite tests ran: ${suites.stdout}`);
+    assert.ok(passed >= 40, `only ${passed} suite tests ran: ${suites.stdout}`);
 
     // 5. The README snippets, as written, on a free port.
     const snippets = await readmeSnippets();

@@ -116,7 +116,7 @@ export function jobRoutes<K extends JobKind, B extends z.ZodType>(deps: ApiDeps,
         errors: [404, 409],
       },
       async handle({ params, owner, baseUrl }) {
-        return json(200, resource.single(await deps.jobs.cancel(kind, params[id]!, owner), deps.links(baseUrl)));
+        return json(200, await resource.single(await deps.jobs.cancel(kind, params[id]!, owner), deps.links(baseUrl)));
       },
     },
   ];

@@ -41,6 +41,7 @@ export class AvatarCatalogue {
   private readonly byUid = new Map<string, AvatarEntry>();
   private generation?: Promise<void>;
   private readonly abort = new AbortController();
+  private watch?: NodeJS.Timeout;
 
   constructor(
     definitions: readonly AvatarDefinition[],
@@ -68,6 +69,23 @@ export class AvatarCatalogue {
     return this.generation;
   }
 
+  /**
+   * For a process that renders no assets (role `api`): looks in the blob store every `intervalMs` for the
+   * assets another process (a worker) stores, until every avatar has all of them.
+   */
+  watchForAssets(intervalMs: number): void {
+    if (this.renderer || this.watch) return;
+    this.watch = setInterval(() => {
+      if (this.entries.every((entry) => ASSETS.every((asset) => entry.assets[asset.name]))) {
+        clearInterval(this.watch);
+        return;
+      }
+      if (!this.generation) return;
+      this.generation = this.generation.then(() => this.generateAll());
+    }, intervalMs);
+    this.watch.unref();
+  }
+
   /** One page of the catalogue, in definition order. */
   list(page: number, perPage: number): { total: number; items: AvatarEntry[] } {
     const start = (page - 1) * perPage;
@@ -86,6 +104,7 @@ export class AvatarCatalogue {
   /** Stops background generation. */
   async close(): Promise<void> {
     this.abort.abort();
+    clearInterval(this.watch);
     await this.generation?.catch(() => undefined);
   }
 

@@ -33,6 +33,9 @@ export type CoreResponse =
 export type CoreHandler = (request: CoreRequest) => Promise<CoreResponse | undefined>;
 
 /** Helper building a JSON response. */
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): CoreResponse {
+/** A JSON body: anything serialisable, never a promise (an un-awaited view would be sent as `{}`). */
+export type JsonBody<T> = T extends PromiseLike<unknown> ? never : T;
+
+export function json<T>(status: number, body: JsonBody<T>, headers: Record<string, string> = {}): CoreResponse {
   return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, kind: 'json', body };
 }

@@ -1,8 +1,7 @@
 import type { Job } from '../job.js';
 import type { JobStore } from '../../storage/job-store.js';
+import type { JobQueue } from '../../queue/job-queue.js';
 import type { Logger } from '../logger.js';
-import { sourcesOf } from '../state-machine.js';
-import type { JobRunner } from './job-runner.js';
 
 /** Message kept on jobs ended by `dangerousFlag`. */
 export const DANGEROUS_FLAG_MESSAGE = 'dangerousFlag was set: the job was ended with an error on purpose (test aid)';
@@ -10,43 +9,26 @@ export const DANGEROUS_FLAG_MESSAGE = 'dangerousFlag was set: the job was ended 
 /**
  * The spec's test aid: a job created with `dangerousFlag: true` starts (`ongoing`) and is moved to
  * `error` once `delayMs` have passed since its creation. It never reaches an engine, so it neither
- * spends compute nor holds a queue slot.
+ * spends compute nor holds a queue slot. The deadline is the queue's: a timer of the process with the
+ * in-process queue, a delayed BullMQ job (surviving any process) with the distributed one.
  */
-export class DangerousFlagTimers {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
-
+export class DangerousFlag {
   constructor(
     private readonly store: JobStore,
-    private readonly runner: JobRunner,
+    private readonly queue: JobQueue,
     private readonly delayMs: number,
     private readonly logger: Logger,
   ) {}
 
-  /** Starts the job and arms its timer (counted from `createdAt`, so a restart keeps the deadline). */
-  arm(job: Job): void {
-    if (this.timers.has(job.uid)) return;
-    this.store.transition(job.uid, sourcesOf('ongoing'), 'ongoing').catch((error: unknown) => {
-      this.logger.warn('could not start a dangerousFlag job', { uid: job.uid, error: String(error) });
-    });
-    const wait = Math.max(0, Date.parse(job.createdAt) + this.delayMs - Date.now());
-    const timer = setTimeout(() => {
-      this.timers.delete(job.uid);
-      this.runner.fail(job.uid, 'dangerous_flag', DANGEROUS_FLAG_MESSAGE).catch((error: unknown) => {
-        // Recovery ends it on a later sweep (the flag's deadline is counted from createdAt).
-        this.logger.error('could not end a dangerousFlag job', { uid: job.uid, error: String(error) });
-      });
-    }, wait);
-    timer.unref();
-    this.timers.set(job.uid, timer);
-  }
-
-  has(uid: string): boolean {
-    return this.timers.has(uid);
-  }
-
-  close(): void {
-    for (const timer of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
+  /** Starts the job and schedules its deadline (counted from `createdAt`, so a restart keeps it). Never rejects. */
+  async arm(job: Job): Promise<void> {
+    try {
+      await this.store.transition(job.uid, ['pending'], 'ongoing');
+      await this.queue.scheduleDeadline(job, Date.parse(job.createdAt) + this.delayMs);
+    } catch (error) {
+      // Recovery ends it once the deadline passed (counted from createdAt).
+      this.logger.warn('could not start a dangerousFlag job; the recovery sweep will end it', { uid: job.uid, error: String(error) });
+    }
   }
 }
 

@@ -1,5 +1,6 @@
 import { rm } from 'node:fs/promises';
-import type { Job, JobFailure, JobProgress } from '../job.js';
+import type { Job, JobExpectation, JobFailure, JobProgress } from '../job.js';
+import type { Delivery } from '../../queue/job-queue.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
@@ -8,6 +9,7 @@ import { RUNNING_STATUSES, sourcesOf } from '../state-machine.js';
 import { JobFailedError, toFailure } from './job-failure.js';
 import { jobBudgetMs, timeoutError, type JobTimeout } from './job-deadline.js';
 import { runWorker, type WorkerDeps } from './workers.js';
+import { isDangerous } from './dangerous-flag.js';
 
 const PROGRESS_WRITE_MS = 1_000;
 /** How often a running job's status is read back, so a cancel (or any end) made by another process stops the engine soon. */
@@ -21,6 +23,8 @@ export interface JobRunnerSettings {
   heartbeatMs: number;
   /** Per-job deadline. */
   timeout: JobTimeout;
+  /** Runs of one job at most (a queue with retries hands a job again when its worker died). */
+  maxAttempts: number;
 }
 
 /**
@@ -34,6 +38,8 @@ export interface JobRunnerSettings {
  */
 export class JobRunner {
   private readonly running = new Map<string, AbortController>();
+  /** The attempt each running job holds, so shutdown ends only its own run. */
+  private readonly attempts = new Map<string, JobExpectation>();
 
   constructor(
     private readonly store: JobStore,
@@ -44,16 +50,22 @@ export class JobRunner {
     private readonly logger: Logger,
   ) {}
 
-  /** Takes the job (compare-and-set `pending → ongoing`) and runs it; returns at once if another worker has it. */
-  async run(uid: string): Promise<void> {
-    const job = await this.store.transition(uid, sourcesOf('ongoing'), 'ongoing', { heartbeatAt: new Date().toISOString() });
-    if (!job) return;
+  /**
+   * Takes the job (compare-and-set `pending → ongoing`, attempt 1) and runs it; returns at once if another
+   * worker has it. With `delivery.takeOver` (a queue handing the job again because its worker died), an
+   * `ongoing` job is taken over with the next attempt, or ends `interrupted` once `maxAttempts` runs began.
+   */
+  async run(uid: string, delivery: Delivery = { takeOver: false }): Promise<RunOutcome> {
+    const job = await this.claim(uid, delivery);
+    if (!job) return 'ended';
+    const expect: JobExpectation = { attempt: job.attempt ?? 0 };
     const controller = new AbortController();
     this.running.set(uid, controller);
+    this.attempts.set(uid, expect);
     const budgetMs = jobBudgetMs(job, this.settings.timeout);
     const deadline = setTimeout(() => controller.abort(timeoutError(budgetMs)), budgetMs);
-    const heartbeat = setInterval(() => void this.beat(job, controller), this.settings.heartbeatMs);
-    const watch = setInterval(() => void this.watch(job, controller), STATUS_WATCH_MS);
+    const heartbeat = setInterval(() => void this.beat(job, expect, controller), this.settings.heartbeatMs);
+    const watch = setInterval(() => void this.watch(job, expect, controller), STATUS_WATCH_MS);
     deadline.unref();
     heartbeat.unref();
     watch.unref();
@@ -63,8 +75,8 @@ export class JobRunner {
         this.logger.error('could not make a job work folder', { uid, root: this.workDirs.root, error: String(error) });
         throw new JobFailedError({ code: 'processing_failed', message: 'the service could not make a work folder for the job' });
       });
-      this.logger.info('job started', { uid, kind: job.kind, budgetMs });
-      const work = runWorker(job, this.deps, { signal: controller.signal, onProgress: this.progressWriter(job), workDir });
+      this.logger.info('job started', { uid, kind: job.kind, budgetMs, attempt: job.attempt });
+      const work = runWorker(job, this.deps, { signal: controller.signal, onProgress: this.progressWriter(job, expect), workDir });
       const result = await untilAborted(work, controller.signal, (error) => {
         if (error === undefined) this.logger.warn('an engine finished after its job had ended; its output was discarded', { uid, kind: job.kind });
         else this.logger.debug('an engine stopped after its job had ended', { uid, kind: job.kind, error: String(error) });
@@ -73,18 +85,23 @@ export class JobRunner {
       // must not abort it, nor may shutdown (the compare-and-set to `completed` decides).
       clearInterval(heartbeat);
       clearInterval(watch);
-      this.running.delete(uid);
-      await this.complete(job, result);
+      if (this.running.get(uid) === controller) this.running.delete(uid);
+      await this.complete(job, result, expect);
+      return 'ended';
     } catch (error) {
+      // Shutdown with a queue that retries: the job stays `ongoing` at this attempt and the queue hands it on.
+      if (controller.signal.reason instanceof HandBack) return 'handed-back';
       // Once aborted, the abort's reason is why the job ends (a timeout, say), not what the engine threw.
       const failure = toFailure(controller.signal.aborted ? controller.signal.reason : error);
-      // When the job was ended from outside, this compare-and-set loses and changes nothing.
-      await this.fail(uid, failure.code, failure.message);
+      // When the job was ended from outside or taken over by a later attempt, this compare-and-set loses and changes nothing.
+      await this.fail(uid, failure.code, failure.message, expect);
+      return 'ended';
     } finally {
       clearTimeout(deadline);
       clearInterval(heartbeat);
       clearInterval(watch);
-      this.running.delete(uid);
+      if (this.running.get(uid) === controller) this.running.delete(uid);
+      if (this.attempts.get(uid) === expect) this.attempts.delete(uid);
       if (!controller.signal.aborted) controller.abort(new Error('the job has ended'));
       if (workDir) {
         await rm(workDir, { recursive: true, force: true }).catch((error: unknown) => {
@@ -94,10 +111,32 @@ export class JobRunner {
     }
   }
 
-  /** Refreshes the heartbeat; when the job is no longer `ongoing` in the store (ended elsewhere), aborts the engine. */
-  private async beat(job: Job, controller: AbortController): Promise<void> {
+  /** The claim: `pending → ongoing` (attempt 1), or with `takeOver` an `ongoing` job's next attempt. */
+  private async claim(uid: string, delivery: Delivery): Promise<Job | undefined> {
+    const heartbeatAt = new Date().toISOString();
+    const first = await this.store.transition(uid, ['pending'], 'ongoing', { heartbeatAt, attempt: 1 }, { attempt: 0 });
+    if (first || !delivery.takeOver) return first;
+    const current = await this.store.get(uid);
+    if (!current || current.status !== 'ongoing' || isDangerous(current)) return undefined;
+    const previous = current.attempt ?? 1;
+    const expect = { attempt: current.attempt ?? 0 };
+    if (previous >= this.settings.maxAttempts) {
+      const message = `the worker running this job stopped before it finished, ${previous} times; submit the job again`;
+      await this.fail(uid, 'interrupted', message, expect);
+      return undefined;
+    }
+    const next = await this.store.transition(uid, ['ongoing'], 'ongoing', { heartbeatAt, attempt: previous + 1, progress: undefined }, expect);
+    if (next) this.logger.warn('job taken over after its worker stopped', { uid, kind: next.kind, attempt: next.attempt });
+    return next;
+  }
+
+  /**
+   * Refreshes the heartbeat; when the job is no longer `ongoing` in the store (ended elsewhere) or a later
+   * attempt took it over, aborts the engine.
+   */
+  private async beat(job: Job, expect: JobExpectation, controller: AbortController): Promise<void> {
     try {
-      const alive = await this.store.patch(job.uid, RUNNING_STATUSES, { heartbeatAt: new Date().toISOString() });
+      const alive = await this.store.patch(job.uid, RUNNING_STATUSES, { heartbeatAt: new Date().toISOString() }, expect);
       if (!alive) this.endedElsewhere(job, controller);
     } catch (error) {
       this.logger.warn('could not write a job heartbeat', { uid: job.uid, error: String(error) });
@@ -105,10 +144,11 @@ export class JobRunner {
   }
 
   /** Reads the job's status back; when it is no longer `ongoing` (canceled, ended elsewhere), aborts the engine. */
-  private async watch(job: Job, controller: AbortController): Promise<void> {
+  private async watch(job: Job, expect: JobExpectation, controller: AbortController): Promise<void> {
     try {
       const current = await this.store.get(job.uid);
-      if (current?.status !== 'ongoing') this.endedElsewhere(job, controller, current?.failure);
+      // Ended elsewhere, or a later attempt took the job over (its worker looked dead): stop this run.
+      if (current?.status !== 'ongoing' || (current.attempt ?? 0) !== (expect.attempt ?? 0)) this.endedElsewhere(job, controller, current?.failure);
     } catch (error) {
       // The heartbeat reports store trouble at warn; one read a second need not repeat it.
       this.logger.debug('could not read the status of a running job', { uid: job.uid, error: String(error) });
@@ -116,13 +156,13 @@ export class JobRunner {
   }
 
   /** Writes progress at most once a second (and always the last step); never throws. */
-  private progressWriter(job: Job): (progress: JobProgress) => void {
+  private progressWriter(job: Job, expect: JobExpectation): (progress: JobProgress) => void {
     let lastWrite = 0;
     return (progress) => {
       const now = Date.now();
       if (now - lastWrite < PROGRESS_WRITE_MS && progress.done < progress.total) return;
       lastWrite = now;
-      this.store.patch(job.uid, RUNNING_STATUSES, { progress }).catch((error: unknown) => {
+      this.store.patch(job.uid, RUNNING_STATUSES, { progress }, expect).catch((error: unknown) => {
         this.logger.warn('could not write job progress', { uid: job.uid, error: String(error) });
       });
     };
@@ -135,17 +175,20 @@ export class JobRunner {
     controller.abort(new JobFailedError(failure ?? { code: 'interrupted', message: 'the job was ended elsewhere while it ran' }));
   }
 
-  private async complete(job: Job, result: Job['result']): Promise<void> {
+  private async complete(job: Job, result: Job['result'], expect: JobExpectation): Promise<void> {
     const blobIds = resultBlobIds(result);
     const completedAt = new Date();
     const expiresAt = new Date(completedAt.getTime() + this.settings.resultsMs).toISOString();
     await Promise.all(blobIds.map((id) => this.blobs.setExpiry(id, expiresAt)));
-    const done = await this.store.transition(job.uid, sourcesOf('completed'), 'completed', {
-      result,
-      completedAt: completedAt.toISOString(),
-    });
+    const done = await this.store.transition(
+      job.uid,
+      sourcesOf('completed'),
+      'completed',
+      { result, completedAt: completedAt.toISOString() },
+      expect,
+    );
     if (!done) {
-      // The job was ended meanwhile (dangerousFlag, recovery): its result must not survive.
+      // The job was ended meanwhile (dangerousFlag, recovery) or a later attempt took it over: this result must not survive.
       await this.deleteBlobs(job, blobIds, 'result of a job ended meanwhile');
       return;
     }
@@ -155,11 +198,11 @@ export class JobRunner {
 
   /**
    * Moves a job to `error` from any non-final state, aborting its engine if it runs here.
-   * Returns false when the job was already final.
+   * Returns false when the job was already final (or, with `expect`, another attempt holds it).
    */
-  async fail(uid: string, code: string, message: string): Promise<boolean> {
-    const failed = await this.store.transition(uid, sourcesOf('error'), 'error', { failure: { code, message } });
-    this.running.get(uid)?.abort(new JobFailedError({ code, message }));
+  async fail(uid: string, code: string, message: string, expect?: JobExpectation): Promise<boolean> {
+    const failed = await this.store.transition(uid, sourcesOf('error'), 'error', { failure: { code, message } }, expect);
+    if (!expect || failed) this.running.get(uid)?.abort(new JobFailedError({ code, message }));
     if (!failed) return false;
     this.logger.warn('job failed', { uid, kind: failed.kind, code, reason: message });
     await this.releaseScratch(failed);
@@ -182,9 +225,31 @@ export class JobRunner {
     );
   }
 
-  /** Aborts every running engine (service shutdown); the jobs end in `error`. */
-  async abortAll(reason: string): Promise<void> {
-    await Promise.all([...this.running.keys()].map((uid) => this.fail(uid, 'shutdown', reason)));
+  /**
+   * Aborts every running engine (service shutdown). The jobs end in `error` (`shutdown`), or with `handBack`
+   * (a queue that retries) stay `ongoing` for another worker to take over.
+   */
+  async abortAll(reason: string, options: { handBack?: boolean } = {}): Promise<void> {
+    if (options.handBack) {
+      // Nothing is written: each run returns 'handed-back' and the queue gives the job to another worker.
+      for (const [uid, controller] of this.running) {
+        this.logger.warn('job handed back to the queue at shutdown', { uid });
+        controller.abort(new HandBack(reason));
+      }
+      return;
+    }
+    await Promise.all([...this.running.keys()].map((uid) => this.fail(uid, 'shutdown', reason, this.attempts.get(uid))));
+  }
+}
+
+/** How a run ended: the job reached a final state or was left to another attempt (`ended`), or was handed back at shutdown. */
+export type RunOutcome = 'ended' | 'handed-back';
+
+/** The abort reason of a run handed back to the queue at shutdown. */
+class HandBack extends Error {
+  constructor(reason: string) {
+    super(`handed back to the queue: ${reason}`);
+    this.name = 'HandBack';
   }
 }
 

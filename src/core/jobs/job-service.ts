@@ -9,8 +9,8 @@ import type { CreateSeparationBody } from '../schemas/separation.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { InputPort, ResolvedInput } from './input-port.js';
-import type { Scheduler } from './scheduler.js';
-import { DangerousFlagTimers, isDangerous } from './dangerous-flag.js';
+import type { JobQueue } from '../../queue/job-queue.js';
+import { type DangerousFlag, isDangerous } from './dangerous-flag.js';
 
 /** Containers accepted for separation (SPEC §4.6), decided by probing, not by file name. */
 export const SEPARATION_CONTAINERS = ['mp3', 'wav', 'mp4', 'mov'];
@@ -43,8 +43,8 @@ export class JobService {
     private readonly store: JobStore,
     private readonly blobs: BlobStore,
     private readonly inputs: InputPort,
-    private readonly scheduler: Scheduler,
-    private readonly dangerous: DangerousFlagTimers,
+    private readonly queue: JobQueue,
+    private readonly dangerous: DangerousFlag,
     private readonly avatarExists: (uid: string) => boolean,
     private readonly limits: CreationLimits,
     private readonly logger: Logger,
@@ -142,6 +142,10 @@ export class JobService {
       const now = await this.get(kind, uid, owner);
       throw new ApiError(409, 'conflict', `the job is ${now.status} already; only a pending or ongoing job can be canceled`);
     }
+    // Its queue entry (and dangerousFlag deadline) would find the job ended anyway; dropping them saves a delivery.
+    await this.queue.remove(uid).catch((error: unknown) => {
+      this.logger.warn('could not drop a canceled job from the queue; its delivery will find it ended', { uid, error: String(error) });
+    });
     return this.get(kind, uid, owner);
   }
 
@@ -159,8 +163,13 @@ export class JobService {
         return input;
       });
       await this.store.create(job);
-      if (isDangerous(job)) this.dangerous.arm(job);
-      else this.scheduler.enqueue(job);
+      if (isDangerous(job)) await this.dangerous.arm(job);
+      else {
+        await this.queue.enqueue(job).catch((error: unknown) => {
+          // The job exists and stays `pending`: the recovery sweep queues it once it is older than staleJobMs.
+          this.logger.error('could not queue a job; the recovery sweep will', { uid: job.uid, kind: job.kind, error: String(error) });
+        });
+      }
       return job;
     } catch (error) {
       await Promise.all(

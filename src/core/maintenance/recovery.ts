@@ -1,20 +1,28 @@
 import type { JobStore } from '../../storage/job-store.js';
+import type { JobQueue } from '../../queue/job-queue.js';
 import type { Logger } from '../logger.js';
 import type { JobRunner } from '../jobs/job-runner.js';
-import type { Scheduler } from '../jobs/scheduler.js';
-import { DANGEROUS_FLAG_MESSAGE, type DangerousFlagTimers, isDangerous } from '../jobs/dangerous-flag.js';
+import { DANGEROUS_FLAG_MESSAGE, type DangerousFlag, isDangerous } from '../jobs/dangerous-flag.js';
 
 /**
- * Finds jobs no process is looking after: `pending` jobs not queued here are queued (the store's
- * compare-and-set keeps two processes from running one job), and `ongoing` jobs whose heartbeat is
- * older than `staleJobMs` were left by a process that died, so they end in `error` with that reason.
+ * Finds jobs no queue is looking after, on each sweep:
+ *
+ * - `pending` jobs: with the in-process queue, those not queued here are queued (the store's
+ *   compare-and-set keeps two processes from running one job). With a durable queue the queue finds
+ *   pending jobs itself; only those older than `staleJobMs` are queued again (idempotent: their queue
+ *   entry was lost, e.g. the API process died between storing and queuing the job).
+ * - `ongoing` jobs whose heartbeat is older than `staleJobMs`: their process died and no queue handed the
+ *   job to another worker (the in-process queue never does; a durable queue does well before), so they
+ *   end in `error` (`interrupted`).
+ * - `dangerousFlag` jobs whose deadline passed end in `error`; with the in-process queue a deadline whose
+ *   timer died with its process is armed again.
  */
 export class Recovery {
   constructor(
     private readonly store: JobStore,
-    private readonly scheduler: Scheduler,
+    private readonly queue: JobQueue,
     private readonly runner: JobRunner,
-    private readonly dangerous: DangerousFlagTimers,
+    private readonly dangerous: DangerousFlag,
     private readonly staleJobMs: number,
     private readonly dangerousDelayMs: number,
     private readonly logger: Logger,
@@ -23,24 +31,27 @@ export class Recovery {
   async run(now = Date.now()): Promise<{ requeued: number; failed: number }> {
     let requeued = 0;
     let failed = 0;
+    const durable = this.queue.capabilities.durable;
     for (const uid of await this.store.uidsByStatus('pending')) {
-      if (this.scheduler.has(uid) || this.dangerous.has(uid)) continue;
+      if (this.queue.has(uid)) continue;
       const job = await this.store.get(uid);
       if (!job || job.status !== 'pending') continue;
-      if (isDangerous(job)) this.dangerous.arm(job);
-      else this.scheduler.enqueue(job);
+      if (durable && now - Date.parse(job.createdAt) < this.staleJobMs) continue;
+      if (isDangerous(job)) await this.dangerous.arm(job);
+      else await this.queue.enqueue(job);
       requeued++;
     }
     for (const uid of await this.store.uidsByStatus('ongoing')) {
-      if (this.scheduler.has(uid) || this.dangerous.has(uid)) continue;
+      if (this.queue.has(uid)) continue;
       const job = await this.store.get(uid);
       if (!job || job.status !== 'ongoing') continue;
       if (isDangerous(job)) {
-        if (Date.parse(job.createdAt) + this.dangerousDelayMs <= now) {
+        const dueAt = Date.parse(job.createdAt) + this.dangerousDelayMs;
+        if (dueAt <= now) {
           if (await this.runner.fail(uid, 'dangerous_flag', DANGEROUS_FLAG_MESSAGE)) failed++;
-        } else {
+        } else if (!durable) {
           // Its timer died with another process: keep the deadline counted from createdAt.
-          this.dangerous.arm(job);
+          await this.queue.scheduleDeadline(job, dueAt);
           requeued++;
         }
         continue;
@@ -48,7 +59,7 @@ export class Recovery {
       const beat = Date.parse(job.heartbeatAt ?? job.updatedAt);
       if (now - beat < this.staleJobMs) continue;
       const message = 'the process running this job stopped before it finished; submit the job again';
-      if (await this.runner.fail(uid, 'interrupted', message)) failed++;
+      if (await this.runner.fail(uid, 'interrupted', message, { attempt: job.attempt ?? 0 })) failed++;
     }
     if (requeued || failed) this.logger.info('recovered jobs', { requeued, failed });
     return { requeued, failed };

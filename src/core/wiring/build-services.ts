@@ -16,8 +16,9 @@ import { loadAvatarDefinitions } from '../../inference/avatar/catalogue-definiti
 import { InputResolver } from '../input/resolve-input.js';
 import { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
 import { JobRunner } from '../jobs/job-runner.js';
-import { Scheduler } from '../jobs/scheduler.js';
-import { DangerousFlagTimers } from '../jobs/dangerous-flag.js';
+import { DANGEROUS_FLAG_MESSAGE, DangerousFlag } from '../jobs/dangerous-flag.js';
+import type { Delivery, JobQueue } from '../../queue/job-queue.js';
+import { createJobQueue } from '../../queue/create-job-queue.js';
 import { JobService } from '../jobs/job-service.js';
 import { Recovery } from '../maintenance/recovery.js';
 import { Sweeper } from '../maintenance/sweeper.js';
@@ -43,6 +44,7 @@ export interface Services {
   signer: UrlSigner;
   uploads: MultipartUploadPort;
   idempotency: Idempotency;
+  /** Starts the sweeper, the queue's consumer (where engines run), webhooks and avatar asset generation. */
   start(): void;
   close(): Promise<void>;
 }
@@ -90,8 +92,10 @@ export async function buildServices(
     resolveMediaBinaries({ ffmpegPath: options.ffmpegPath, ffprobePath: options.ffprobePath }),
   );
   const builtIn = builtInEngines(binaries, logger, options.limits.maxSeparationSec);
-  const optional = async <T>(token: symbol, given: T | false | undefined, make: () => T | undefined) =>
-    given === false ? undefined : provide<T | undefined>(token, given, make);
+  // An `api` process runs no engine: the built-in ones are not even loaded (no onnxruntime, no canvas).
+  const runsEngines = options.role !== 'api';
+  const optional = async <T>(token: symbol, given: T | false | undefined, make: () => Promise<T | undefined>) =>
+    given === false || !runsEngines ? undefined : provide<T | undefined>(token, given, make);
   const lipSync = await optional<LipSyncEngine>(TOKENS.LipSyncEngine, backends.lipSync, builtIn.lipSync);
   const separation = await optional<SeparationEngine>(TOKENS.SeparationEngine, backends.separation, builtIn.separation);
   const avatarRenderer = await optional<AvatarAssetRenderer>(TOKENS.AvatarRenderer, backends.avatarRenderer, builtIn.avatarRenderer);
@@ -102,7 +106,20 @@ export async function buildServices(
       definitions: (raw.avatars?.definitions ?? []) as AvatarDefinitionInput[],
     }),
   );
-  logger.info('engines', { lipSync: !!lipSync, separation: !!separation, ffmpeg: binaries.ffmpegPath });
+  logger.info('engines', { role: options.role, lipSync: !!lipSync, separation: !!separation, ffmpeg: binaries.ffmpegPath });
+  const queue = await provide<JobQueue>(TOKENS.JobQueue, backends.queue, () =>
+    createJobQueue({
+      kind: options.queue,
+      redisUrl: options.redis,
+      namespace: options.redisNamespace,
+      jobsPerKey: options.concurrency.jobsPerKey,
+      engines: options.concurrency.engines,
+      maxAttempts: options.maxAttempts,
+      lockMs: queueLockMs(options.retention.staleJobMs),
+      leaseMs: options.retention.staleJobMs,
+      logger,
+    }),
+  );
 
   // Job and avatar work folders live in the data dir, named after their process, so a later start removes a crashed one's.
   const workDirs = new OwnedDirs(join(dataDir, 'work'));
@@ -125,12 +142,8 @@ export async function buildServices(
       resultsMs: options.retention.resultsMs,
       heartbeatMs: heartbeatInterval(options.retention.staleJobMs),
       timeout: { baseMs: options.limits.jobTimeoutMs, perInputSecondMs: options.limits.jobTimeoutPerInputSecondMs },
+      maxAttempts: options.maxAttempts,
     },
-    logger,
-  );
-  const scheduler = new Scheduler(
-    { jobsPerKey: options.concurrency.jobsPerKey, engines: options.concurrency.engines },
-    (uid) => runner.run(uid),
     logger,
   );
   const webhookSecret = options.webhooks.secret;
@@ -159,7 +172,7 @@ export async function buildServices(
     { ttlMs: DAY_MS, reserveMs: Math.max(300_000, 3 * options.limits.downloadTimeoutMs), waitMs: 10_000, pollMs: 100 },
     logger,
   );
-  const dangerous = new DangerousFlagTimers(jobStore, runner, options.dangerousFlagDelayMs, logger);
+  const dangerous = new DangerousFlag(jobStore, queue, options.dangerousFlagDelayMs, logger);
   const resolver = new InputResolver({
     blobs,
     binaries,
@@ -173,7 +186,7 @@ export async function buildServices(
     jobStore,
     blobs,
     new ResolverInputPort(resolver, options.limits.maxDownloadBytes),
-    scheduler,
+    queue,
     dangerous,
     (uid) => catalogue.get(uid) !== undefined,
     { maxAvatarAudioSec: options.limits.maxAvatarAudioSec, maxSeparationSec: options.limits.maxSeparationSec },
@@ -183,7 +196,7 @@ export async function buildServices(
       end: (uid, code, message) => runner.fail(uid, code, message),
     },
   );
-  const recovery = new Recovery(jobStore, scheduler, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
+  const recovery = new Recovery(jobStore, queue, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
   const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger, jobStore);
   const uploads = new MultipartUploadPort(blobs, options.limits.maxUploadBytes, options.retention.uploadsMs, logger);
 
@@ -198,20 +211,40 @@ export async function buildServices(
     start() {
       sweeper.start();
       webhooks?.start();
+      if (runsEngines) {
+        const handlers = {
+          run: (uid: string, delivery: Delivery) => runner.run(uid, delivery),
+          deadline: async (uid: string) => {
+            await runner.fail(uid, 'dangerous_flag', DANGEROUS_FLAG_MESSAGE);
+          },
+        };
+        queue.start(handlers).catch((error: unknown) => logger.error('could not start consuming the job queue', { error: String(error) }));
+      } else catalogue.watchForAssets(ASSET_RECHECK_MS);
       void catalogue.start();
     },
     async close() {
-      dangerous.close();
       await sweeper.close();
       await webhooks?.close();
       await catalogue.close();
-      const closing = scheduler.close();
-      await runner.abortAll('the service is shutting down');
+      const closing = queue.close();
+      // A queue that retries hands running jobs to another worker; otherwise they end in error (`shutdown`).
+      await runner.abortAll('the service is shutting down', { handBack: queue.capabilities.retries });
       await closing;
       if (!backends.jobStore) await jobStore.close();
       if (!backends.blobStore) await blobs.close?.();
     },
   };
+}
+
+/** How often a process that renders no avatar assets (role `api`) looks for the assets a worker stored. */
+const ASSET_RECHECK_MS = 5_000;
+
+/**
+ * The BullMQ lock (and per-key lease) of a running job: a quarter of `staleJobMs`, between 1 s and 30 s,
+ * so BullMQ hands a dead worker's job to another worker well before recovery would call it stale.
+ */
+function queueLockMs(staleJobMs: number): number {
+  return Math.max(1_000, Math.min(30_000, Math.floor(staleJobMs / 4)));
 }
 
 /** A running job's heartbeat: eight per `staleJobMs` (so a few lost writes never look like a dead process), at most every 15 s. */

@@ -1,20 +1,32 @@
 import type { MediaBinaries } from '../../inference/media/index.js';
 import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../../inference/engines.js';
-import { CanvasAvatarAssetRenderer } from '../../inference/avatar/asset-renderer.js';
-import { CanvasLipSyncEngine } from '../../inference/lipsync/engine.js';
-import { OnnxMouthAnalyzer } from '../../inference/lipsync/onnx-mouth-analyzer.js';
-import { OnnxSeparationEngine } from '../../inference/separation/engine.js';
 import type { Logger } from '../logger.js';
 
-/** Factories of the built-in engines (lip-sync, source separation, avatar assets). */
+/**
+ * Factories of the built-in engines (lip-sync, source separation, avatar assets). Each loads its modules
+ * (onnxruntime-node, @napi-rs/canvas) with a dynamic import when called, so a process that runs no engine
+ * (role `api`) never loads them.
+ */
 export function builtInEngines(binaries: MediaBinaries, logger: Logger, maxSeparationSec: number): {
-  lipSync: () => LipSyncEngine | undefined;
-  separation: () => SeparationEngine | undefined;
-  avatarRenderer: () => AvatarAssetRenderer | undefined;
+  lipSync: () => Promise<LipSyncEngine | undefined>;
+  separation: () => Promise<SeparationEngine | undefined>;
+  avatarRenderer: () => Promise<AvatarAssetRenderer | undefined>;
 } {
   return {
-    lipSync: () => new CanvasLipSyncEngine(new OnnxMouthAnalyzer({ binaries }), { binaries }),
-    separation: () => new OnnxSeparationEngine({ binaries, logger, maxDurationSec: maxSeparationSec }),
-    avatarRenderer: () => new CanvasAvatarAssetRenderer({ binaries }),
+    async lipSync() {
+      const [{ CanvasLipSyncEngine }, { OnnxMouthAnalyzer }] = await Promise.all([
+        import('../../inference/lipsync/engine.js'),
+        import('../../inference/lipsync/onnx-mouth-analyzer.js'),
+      ]);
+      return new CanvasLipSyncEngine(new OnnxMouthAnalyzer({ binaries }), { binaries });
+    },
+    async separation() {
+      const { OnnxSeparationEngine } = await import('../../inference/separation/engine.js');
+      return new OnnxSeparationEngine({ binaries, logger, maxDurationSec: maxSeparationSec });
+    },
+    async avatarRenderer() {
+      const { CanvasAvatarAssetRenderer } = await import('../../inference/avatar/asset-renderer.js');
+      return new CanvasAvatarAssetRenderer({ binaries });
+    },
   };
 }

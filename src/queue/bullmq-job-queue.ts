@@ -1,0 +1,226 @@
+import { createClient } from '@keyv/redis';
+import { createNodeRedisClient, DelayedError, Queue, Worker, type Job as BullJob, type RedisClient } from 'bullmq';
+import type { Logger } from '../core/logger.js';
+import { KeySemaphore } from './key-semaphore.js';
+import { concurrencyKey, type JobQueue, type QueueDepth, type QueuedJob, type QueueHandlers } from './job-queue.js';
+
+/** Settings of a {@link BullMqJobQueue}. */
+export interface BullMqJobQueueOptions {
+  /** Redis URL. */
+  url: string;
+  /** Key prefix of everything the queue writes (BullMQ's `prefix`). */
+  namespace: string;
+  /** Jobs of one key (owner and API family) running at once, across all processes. */
+  jobsPerKey: number;
+  /** Jobs this process runs at once (BullMQ worker concurrency). */
+  engines: number;
+  /** Runs of one job at most: deliveries after a worker died (stalled), or after the runner itself failed. */
+  maxAttempts: number;
+  /**
+   * A worker's hold on a job (BullMQ lock) and on its key's slot lapses this long after the worker stopped
+   * renewing them (it died); the job is then handed to another worker.
+   */
+  lockMs: number;
+  /**
+   * A job's hold on its key's slot lapses this long after its worker stopped refreshing it. Longer than
+   * BullMQ's stalled-job detection (about 3 × `lockMs`), so the job run again takes its own slot back before
+   * any other job of the key could: the store never shows two `ongoing` jobs of one key, even while a dead
+   * worker's job waits to run again. Use `staleJobMs` (after which recovery ends such a job anyway).
+   */
+  leaseMs: number;
+  /** Pause before a job whose key is full asks again. Default 250 ms (plus up to as much jitter). */
+  keyRetryMs?: number;
+  logger: Logger;
+}
+
+/** Longest wait for one step of {@link BullMqJobQueue.close}. */
+const CLOSE_STEP_MS = 2_000;
+
+/** The BullMQ queue's name (under the namespace). */
+const QUEUE_NAME = 'jobs';
+/** BullMQ job names. */
+const RUN = 'run';
+const DEADLINE = 'deadline';
+
+interface RunData extends QueuedJob {
+  /** Place in its key's FIFO order. */
+  order: number;
+}
+
+/**
+ * The distributed queue: BullMQ on Redis. Jobs are BullMQ jobs named by their uid; `dangerousFlag`
+ * deadlines are delayed BullMQ jobs, so they survive any process. Per-key concurrency holds across all
+ * processes through a {@link KeySemaphore}: a job whose key is full goes back to BullMQ's delayed set
+ * (`moveToDelayed` + `DelayedError`: not failed, no attempt spent) and asks again shortly.
+ *
+ * At-least-once: a worker that dies loses its BullMQ lock; BullMQ's stalled-job check (run by every
+ * worker) puts the job back, and another worker runs it again (the runner takes the job over with the
+ * next attempt number). Up to `maxAttempts` runs.
+ */
+export class BullMqJobQueue implements JobQueue {
+  readonly capabilities = { durable: true, retries: true } as const;
+  private readonly queue: Queue;
+  private readonly semaphore: KeySemaphore;
+  private worker?: Worker;
+  private closing?: Promise<void>;
+  private readonly keyRetryMs: number;
+  private readonly clients: RedisClient[] = [];
+
+  constructor(private readonly options: BullMqJobQueueOptions) {
+    this.keyRetryMs = options.keyRetryMs ?? 250;
+    this.queue = new Queue(QUEUE_NAME, { connection: this.client(), prefix: options.namespace });
+    this.queue.on('error', (error: unknown) => options.logger.warn('job queue error', { error: String(error) }));
+    this.semaphore = new KeySemaphore({
+      url: options.url,
+      prefix: options.namespace,
+      limit: options.jobsPerKey,
+      leaseMs: Math.max(options.leaseMs, options.lockMs),
+      waiterTtlMs: Math.max(15_000, this.keyRetryMs * 20),
+      logger: options.logger,
+    });
+  }
+
+  /**
+   * A node-redis client in BullMQ's adapter. Every connection BullMQ derives from it (`duplicate`, e.g. the
+   * worker's blocking one) gets an error listener too, so a lost Redis is logged, never an uncaught 'error'.
+   * BullMQ does not close a connection it was given, so close() does.
+   */
+  private client(): RedisClient {
+    const adapter = createNodeRedisClient(createClient({ url: this.options.url }));
+    const watch = (client: RedisClient): RedisClient => {
+      client.on('error', (error: unknown) => this.options.logger.debug('job queue connection error', { error: String(error) }));
+      this.clients.push(client);
+      const duplicate = client.duplicate.bind(client);
+      client.duplicate = (...args: unknown[]) => watch(duplicate(...args));
+      return client;
+    };
+    return watch(adapter);
+  }
+
+  /** {@inheritDoc JobQueue.enqueue} Idempotent: the BullMQ job id is the job's uid. */
+  async enqueue(job: QueuedJob): Promise<void> {
+    const order = await this.semaphore.register(concurrencyKey(job), job.uid);
+    const data: RunData = { uid: job.uid, owner: job.owner, kind: job.kind, order };
+    await this.queue.add(RUN, data, this.jobOptions(job.uid));
+  }
+
+  /** {@inheritDoc JobQueue.scheduleDeadline} A delayed BullMQ job: any worker ends the job once it is due. */
+  async scheduleDeadline(job: QueuedJob, atMs: number): Promise<void> {
+    await this.queue.add(DEADLINE, { uid: job.uid }, { ...this.jobOptions(deadlineId(job.uid)), delay: Math.max(0, atMs - Date.now()) });
+  }
+
+  private jobOptions(jobId: string) {
+    return {
+      jobId,
+      attempts: this.options.maxAttempts,
+      backoff: { type: 'exponential', delay: 1_000 },
+      removeOnComplete: true,
+      // The job record keeps the outcome; a job whose queue entry failed (Redis lost mid-run) and is still
+      // `pending` is queued again by the recovery sweep, which an entry kept under the same id would block.
+      removeOnFail: true,
+    };
+  }
+
+  /** {@inheritDoc JobQueue.remove} A job held by a worker (locked) stays; the runner ends it through the store. */
+  async remove(uid: string): Promise<void> {
+    const job = (await this.queue.getJob(uid)) as BullJob<RunData> | undefined;
+    await Promise.all([this.queue.remove(uid), this.queue.remove(deadlineId(uid))]);
+    if (job?.data) await this.semaphore.release(concurrencyKey(job.data), uid);
+  }
+
+  /** {@inheritDoc JobQueue.has} Always false: the queue lives in Redis. */
+  has(): boolean {
+    return false;
+  }
+
+  /** {@inheritDoc JobQueue.start} Starts a BullMQ worker with `engines` concurrency. */
+  async start(handlers: QueueHandlers): Promise<void> {
+    if (this.worker || this.closing) return;
+    const { lockMs, maxAttempts, engines } = this.options;
+    this.worker = new Worker(QUEUE_NAME, (job, token) => this.process(job, token, handlers), {
+      connection: this.client(),
+      prefix: this.options.namespace,
+      concurrency: engines,
+      lockDuration: lockMs,
+      stalledInterval: lockMs,
+      // Every run a dead worker left counts; the runner ends the job at `maxAttempts` before BullMQ would.
+      maxStalledCount: maxAttempts,
+    });
+    this.worker.on('error', (error: unknown) => this.options.logger.warn('job queue worker error', { error: String(error) }));
+    this.worker.on('stalled', (id: string) => this.options.logger.warn('a job lost its worker; it runs again', { uid: id }));
+    this.worker.on('failed', (job: BullJob | undefined, error: Error) =>
+      this.options.logger.warn('a queued job failed in the queue', { id: job?.id, attempts: job?.attemptsMade, error: String(error) }),
+    );
+  }
+
+  private async process(job: BullJob, token: string | undefined, handlers: QueueHandlers): Promise<void> {
+    if (job.name === DEADLINE) {
+      await handlers.deadline((job.data as { uid: string }).uid);
+      return;
+    }
+    const data = job.data as RunData;
+    const key = concurrencyKey(data);
+    if (!(await this.semaphore.acquire(key, data.uid, data.order))) {
+      await job.moveToDelayed(Date.now() + this.keyRetryMs + Math.floor(Math.random() * this.keyRetryMs), token);
+      throw new DelayedError();
+    }
+    const refresh = setInterval(() => {
+      this.semaphore.refresh(key, data.uid).then(
+        (held) => held || this.options.logger.warn('a job kept running after its key slot lapsed', { uid: data.uid, key }),
+        (error: unknown) => this.options.logger.warn('could not refresh a job key slot', { uid: data.uid, error: String(error) }),
+      );
+    }, Math.max(50, Math.floor(Math.min(this.options.lockMs, this.options.leaseMs) / 3)));
+    refresh.unref();
+    let handedBack = false;
+    try {
+      const outcome = await handlers.run(data.uid, { takeOver: true });
+      // A failed delivery is retried (job option `attempts`): the next worker takes the job over, and with it
+      // the key slot, which stays held meanwhile (the job is still `ongoing`).
+      handedBack = outcome === 'handed-back';
+      if (handedBack) throw new Error('handed back at shutdown');
+    } finally {
+      clearInterval(refresh);
+      if (!handedBack) await this.semaphore.release(key, data.uid).catch((error: unknown) => {
+        // The lease lapses by itself after lockMs.
+        this.options.logger.warn('could not release a job key slot', { uid: data.uid, key, error: String(error) });
+      });
+    }
+  }
+
+  /** {@inheritDoc JobQueue.depth} */
+  async depth(): Promise<QueueDepth> {
+    const counts = await this.queue.getJobCounts('wait', 'prioritized', 'active', 'delayed');
+    return { waiting: (counts.wait ?? 0) + (counts.prioritized ?? 0), active: counts.active ?? 0, delayed: counts.delayed ?? 0 };
+  }
+
+  /**
+   * {@inheritDoc JobQueue.close} Waits for running jobs (their runner ends them first at shutdown). Each step
+   * is bounded by `closeStepMs` (Redis may be down or hang): past it, the connections are dropped.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      const step = async (what: string, run: () => Promise<unknown>) => {
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((done) => {
+          timer = setTimeout(() => done('late'), CLOSE_STEP_MS);
+          timer.unref();
+        });
+        const outcome = await Promise.race([run().then(() => 'closed' as const), late]).catch((error: unknown) => {
+          this.options.logger.warn(`could not close the ${what}`, { error: String(error) });
+          return 'failed' as const;
+        });
+        clearTimeout(timer);
+        if (outcome === 'late') this.options.logger.warn(`the ${what} did not close in time; dropping its connections`, { ms: CLOSE_STEP_MS });
+      };
+      await step('queue worker', async () => this.worker?.close());
+      await step('queue', () => this.queue.close());
+      await step('queue semaphore', () => this.semaphore.close());
+      for (const client of this.clients) client.disconnect(false);
+    })();
+    return this.closing;
+  }
+}
+
+function deadlineId(uid: string): string {
+  return `deadline-${uid}`;
+}

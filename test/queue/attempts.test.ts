@@ -1,0 +1,132 @@
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryJobStore } from '../../src/storage/memory-job-store.js';
+import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
+import { OwnedDirs } from '../../src/storage/owned-dirs.js';
+import { JobRunner } from '../../src/core/jobs/job-runner.js';
+import { silentLogger } from '../../src/core/logger.js';
+import type { SeparationJob } from '../../src/core/job.js';
+import { probeMedia, resolveMediaBinaries } from '../../src/inference/media/index.js';
+import { FakeSeparationEngine } from '../helpers/engines.js';
+import { BINARIES, fixtures } from '../helpers/media.js';
+
+/**
+ * Attempts at the runner: a later attempt takes a job over from a worker that looks dead, the earlier
+ * attempt's writes (heartbeat, progress, result, failure) are refused from then on, and a job whose
+ * worker stopped `maxAttempts` times ends `interrupted`.
+ */
+describe('job attempts', { timeout: 60_000 }, () => {
+  let dir: string;
+  let store: MemoryJobStore;
+  let blobs: FsBlobStore;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'va-attempts-'));
+    store = new MemoryJobStore();
+    blobs = new FsBlobStore(join(dir, 'blobs'));
+  });
+  after(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  async function runner(engine: FakeSeparationEngine): Promise<JobRunner> {
+    const binaries = await resolveMediaBinaries(BINARIES);
+    return new JobRunner(
+      store,
+      blobs,
+      {
+        blobs,
+        separation: engine,
+        avatarDefinition: () => undefined,
+        probe: (path, signal) => probeMedia(path, binaries, { signal }),
+        provisionalExpiryMs: 60_000,
+        logger: silentLogger,
+      },
+      new OwnedDirs(join(dir, 'work')),
+      { resultsMs: 60_000, heartbeatMs: 50, timeout: { baseMs: 30_000, perInputSecondMs: 0 }, maxAttempts: 3 },
+      silentLogger,
+    );
+  }
+
+  async function newJob(patch: Partial<SeparationJob> = {}): Promise<SeparationJob> {
+    const audio = await blobs.put(createReadStream((await fixtures()).path('speech.wav')), { owner: 'o', contentType: 'audio/wav' });
+    const now = new Date().toISOString();
+    const job: SeparationJob = {
+      kind: 'separation',
+      uid: randomUUID(),
+      taskId: randomUUID(),
+      owner: 'o',
+      status: 'pending',
+      createdAt: now,
+      updatedAt: now,
+      input: { audioUri: 'http://example.test/a.wav', audio, durationSec: 2 },
+      ...patch,
+    };
+    await store.create(job);
+    return job;
+  }
+
+  it('a later attempt takes over; the earlier one is stopped and can write nothing', async () => {
+    const job = await newJob();
+    const slow = new FakeSeparationEngine();
+    const release = slow.hold();
+    const fast = new FakeSeparationEngine();
+    const first = (await runner(slow)).run(job.uid, { takeOver: true });
+    await slow.started(1);
+    assert.equal((await store.get(job.uid))?.attempt, 1);
+    // The queue hands the job again (its worker looked dead): attempt 2 runs it to the end.
+    await (await runner(fast)).run(job.uid, { takeOver: true });
+    const done = await store.get(job.uid);
+    assert.equal(done?.status, 'completed');
+    assert.equal(done?.attempt, 2);
+    // Attempt 1's heartbeat saw the attempt move on and aborted its engine; its run ends without a write.
+    await first;
+    release();
+    assert.equal(slow.ended, 1);
+    assert.deepEqual(await store.get(job.uid), done);
+    assert.equal(await store.patch(job.uid, ['ongoing', 'completed'], { progress: { done: 1, total: 1, unit: 'x' } }, { attempt: 1 }), false);
+    assert.equal(await store.transition(job.uid, ['ongoing'], 'completed', {}, { attempt: 1 }), undefined);
+  });
+
+  it('at shutdown with a retrying queue, a run is handed back: nothing written, the next attempt takes over', async () => {
+    const job = await newJob();
+    const engine = new FakeSeparationEngine();
+    const release = engine.hold();
+    const stopping = await runner(engine);
+    const run = stopping.run(job.uid, { takeOver: true });
+    await engine.started(1);
+    await stopping.abortAll('the service is shutting down', { handBack: true });
+    assert.equal(await run, 'handed-back');
+    release();
+    const left = await store.get(job.uid);
+    assert.deepEqual([left?.status, left?.attempt, left?.failure], ['ongoing', 1, undefined]);
+    assert.equal(await (await runner(new FakeSeparationEngine())).run(job.uid, { takeOver: true }), 'ended');
+    const done = await store.get(job.uid);
+    assert.deepEqual([done?.status, done?.attempt], ['completed', 2]);
+  });
+
+  it('a delivery that may not take over leaves an ongoing job alone', async () => {
+    const job = await newJob({ status: 'ongoing', attempt: 1, heartbeatAt: new Date().toISOString() });
+    const engine = new FakeSeparationEngine();
+    await (await runner(engine)).run(job.uid, { takeOver: false });
+    assert.equal(engine.calls, 0);
+    assert.equal((await store.get(job.uid))?.attempt, 1);
+  });
+
+  it('ends a job in error (interrupted) once maxAttempts runs began', async () => {
+    const job = await newJob({ status: 'ongoing', attempt: 3, heartbeatAt: new Date().toISOString() });
+    const engine = new FakeSeparationEngine();
+    await (await runner(engine)).run(job.uid, { takeOver: true });
+    const ended = await store.get(job.uid);
+    assert.equal(engine.calls, 0);
+    assert.equal(ended?.status, 'error');
+    assert.equal(ended?.failure?.code, 'interrupted');
+    assert.match(ended?.failure?.message ?? '', /3 times/);
+  });
+});
