@@ -16,6 +16,9 @@ export { toLogger, type Logger } from './core/logger.js';
 export type { MetricsRecorder } from './core/metrics/metrics-recorder.js';
 export type { ErrorBody, FieldIssue } from './core/errors.js';
 export type { CoreRequest, CoreResponse, HeaderMap } from './core/http/types.js';
+/** For adapters to other frameworks: write the core's answer to Node's response, guarded (see `virtual-anchor/testing`). */
+export { sendResponse, failResponse } from './core/http/send-response.js';
+export { loggerOf } from './adapters/instance.js';
 export type {
   Job,
   JobStatus,

@@ -4,12 +4,7 @@ import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { BlobExistsError, BlobTooLargeError, type BlobStore } from '../storage/blob-store.js';
-
-/** `describe` and `it` of `node:test` (or any runner with the same shape). */
-export interface SuiteRunner {
-  describe(name: string, body: () => void): unknown;
-  it(name: string, body: () => Promise<void>): unknown;
-}
+import type { SuiteRunner } from './suite-runner.js';
 
 /** Options of {@link blobStoreSuite}. */
 export interface BlobStoreSuiteOptions extends SuiteRunner {

@@ -13,7 +13,7 @@ import { WebhookDispatcher } from '../../src/core/webhooks/dispatcher.js';
 import { UrlSigner } from '../../src/storage/url-signer.js';
 import { waitFor } from '../helpers/checks.js';
 import { startWebhookReceiver } from '../helpers/webhook-receiver.js';
-import { makeJob } from '../storage/job-fixtures.js';
+import { makeJob } from '../../src/testing/job-fixtures.js';
 
 describe('WebhookDispatcher', () => {
   it('retries per the schedule, then gives up; every attempt is counted by outcome', async () => {

@@ -35,7 +35,7 @@ export interface AppOptions extends Partial<VirtualAnchorOptions> {
 }
 
 /** What koa-bodyparser does for JSON, in a few lines (the package is not a dependency). */
-const koaJsonBody: Koa.Middleware = async (ctx, next) => {
+export const koaJsonBody: Koa.Middleware = async (ctx, next) => {
   if (ctx.is('application/json')) {
     const chunks: Buffer[] = [];
     for await (const chunk of ctx.req) chunks.push(chunk as Buffer);

@@ -70,6 +70,39 @@ async function json(url: string, init: RequestInit = {}): Promise<{ status: numb
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
+/** Run in the fresh app with node --test: the contract suites of the installed `virtual-anchor/testing` on the built-in stores, the in-process queue and the Express adapter. */
+const SUITES_RUN = `
+import assert from 'node:assert/strict';
+import { mkdtemp } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import express from 'express';
+import * as testing from 'virtual-anchor/testing';
+import { FsBlobStore, MemoryJobQueue, MemoryJobStore, virtualAnchor } from 'virtual-anchor';
+
+for (const name of ['blobStoreSuite', 'jobStoreSuite', 'queueSuite', 'adapterSuite', 'makeJob']) assert.equal(typeof testing[name], 'function', name);
+testing.blobStoreSuite('FsBlobStore', { describe, it, create: async () => new FsBlobStore(await mkdtemp(join(tmpdir(), 'suite-'))) });
+testing.jobStoreSuite('MemoryJobStore', { describe, it, create: async (settings) => new MemoryJobStore(settings), expect: ['recordExpiry', 'webhookOutbox', 'idempotencyKeys'] });
+const silent = { debug() {}, info() {}, warn() {}, error() {} };
+testing.queueSuite({ name: 'MemoryJobQueue', make: (limits) => new MemoryJobQueue(limits, silent), describe, it });
+testing.adapterSuite('Express', {
+  describe,
+  it,
+  instanceOptions: { logger: false },
+  async mount(instance, { jsonBodyParser, fallback }) {
+    const app = express();
+    if (jsonBodyParser) app.use(express.json());
+    app.use(virtualAnchor(instance));
+    app.use((req, res) => fallback(req, res));
+    const server = createServer(app);
+    await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return server;
+  },
+});
+`;
+
 /** Run in the fresh app: the installed typed client uploads, creates a video job and waits for it; prints the job. */
 const CLIENT_RUN = `
 import { readFile } from 'node:fs/promises';
@@ -90,7 +123,7 @@ test('npm pack builds a tarball that installs with plain npm install and runs th
     const packed = await exec('npm', ['pack', '--pack-destination', work, '--json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
     const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
     const files = info!.files.map((f) => f.path);
-    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/client/index.js', 'dist/client/index.d.ts', 'models/lipsync/viseme.onnx', 'models/separation/separator.onnx']) {
+    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/client/index.js', 'dist/client/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'models/lipsync/viseme.onnx', 'models/separation/separator.onnx']) {
       assert.ok(files.includes(needed), `the tarball holds ${needed}`);
     }
     assert.ok(files.some((f) => /^avatars\/.+\.json$/.test(f)), 'the tarball holds the bundled avatars');
@@ -118,7 +151,19 @@ test('npm pack builds a tarball that installs with plain npm install and runs th
     assert.equal(ort.version, '1.16.3', 'the pinned onnxruntime-node (no install script) was installed');
     assert.ok((await readdir(join(app, 'node_modules/virtual-anchor/dist'))).includes('index.js'));
 
-    // 4. The README snippets, as written, on a free port.
+    // 4. The contract suites from the installed `virtual-anchor/testing`, under node:test.
+    await writeFile(join(app, 'suites.test.mjs'), SUITES_RUN);
+    // A plain run, not a subtest of this one (node:test tells its children so through NODE_TEST_CONTEXT).
+    const env = { ...process.env };
+    delete env.NODE_TEST_CONTEXT;
+    const suites = await exec(process.execPath, ['--test', '--test-reporter=tap', 'suites.test.mjs'], { cwd: app, env, maxBuffer: 64 * 1024 * 1024 }).catch(
+      (error: { stdout?: string; stderr?: string }) => assert.fail(`the suites failed from the installed package:\n${error.stdout}\n${error.stderr}`),
+    );
+    assert.match(suites.stdout, /^# fail 0$/m, suites.stdout);
+    const passed = Number(/^# pass (\d+)$/m.exec(suites.stdout)?.[1]);
+    assert.ok(passed >= 40, `only ${passed} suite tests ran: ${suites.stdout}`);
+
+    // 5. The README snippets, as written, on a free port.
     const snippets = await readmeSnippets();
     const speech = join(app, 'hello.wav');
     await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=220:duration=2:sample_rate=16000', '-af', 'volume=0.5', speech]);

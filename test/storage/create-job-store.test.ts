@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { MemoryJobStore, RedisJobStore, createJobStore } from '../../src/storage/index.js';
-import { makeJob } from './job-fixtures.js';
+import { makeJob } from '../../src/testing/job-fixtures.js';
 
 describe('createJobStore', () => {
   it('makes a MemoryJobStore without a Redis URL', async () => {

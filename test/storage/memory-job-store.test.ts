@@ -1,7 +1,10 @@
+import { describe, it } from 'node:test';
 import { MemoryJobStore } from '../../src/storage/memory-job-store.js';
-import { jobStoreContract } from './job-store-contract.js';
+import { jobStoreSuite } from '../../src/testing/job-store-suite.js';
 
-jobStoreContract('MemoryJobStore', async (now, settings) => {
-  const store = new MemoryJobStore({ now, ...settings });
-  return { store, dispose: () => store.close() };
+jobStoreSuite('MemoryJobStore', {
+  describe,
+  it,
+  create: async (settings) => new MemoryJobStore(settings),
+  expect: ['recordExpiry', 'webhookOutbox', 'idempotencyKeys'],
 });

@@ -4,8 +4,8 @@ import { describe, it } from 'node:test';
 import { createClient } from '@keyv/redis';
 import type { Job } from '../../src/core/job.js';
 import { RedisJobStore } from '../../src/storage/redis-job-store.js';
-import { at, makeJob, uids } from './job-fixtures.js';
-import { jobStoreContract } from './job-store-contract.js';
+import { at, makeJob, uids } from '../../src/testing/job-fixtures.js';
+import { jobStoreSuite } from '../../src/testing/job-store-suite.js';
 import { redisKeysOf } from '../helpers/redis-server.js';
 
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -22,9 +22,12 @@ async function dispose(store: RedisJobStore): Promise<void> {
 
 const keysOf = (namespace: string) => redisKeysOf(namespace, REDIS_URL);
 
-jobStoreContract('RedisJobStore', async (now, settings) => {
-  const store = new RedisJobStore({ url: REDIS_URL, namespace: testNamespace(), now, ...settings });
-  return { store, dispose: () => dispose(store) };
+jobStoreSuite('RedisJobStore', {
+  describe,
+  it,
+  create: async (settings) => new RedisJobStore({ url: REDIS_URL, namespace: testNamespace(), ...settings }),
+  destroy: (store) => dispose(store as RedisJobStore),
+  expect: ['recordExpiry', 'webhookOutbox', 'idempotencyKeys', 'ping'],
 });
 
 describe('RedisJobStore on a shared Redis', () => {

@@ -1,0 +1,68 @@
+/**
+ * The contract suites need nothing of node:test but the `describe` and `it` they are given: here they register
+ * with a bare runner of a dozen lines (no hooks, no test context, no time limits, as a vitest or mocha user might
+ * hand them less than node:test does), which then runs every test in order. All must pass.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, it as nodeIt } from 'node:test';
+import { FsBlobStore, MemoryJobStore } from '../../src/index.js';
+import { adapterSuite, blobStoreSuite, jobStoreSuite, type SuiteRunner } from '../../src/testing/index.js';
+import { BINARIES } from '../helpers/media.js';
+import { mountExpress } from '../helpers/adapter-hosts.js';
+
+/** A runner with only `describe` and `it`: it collects the tests, then runs them one by one. */
+function bareRunner(): SuiteRunner & { run(): Promise<{ passed: string[]; failed: string[] }> } {
+  const prefix: string[] = [];
+  const tests: { name: string; body: () => Promise<void> }[] = [];
+  return {
+    describe(name, body) {
+      prefix.push(name);
+      body();
+      prefix.pop();
+    },
+    it(name, body) {
+      tests.push({ name: [...prefix, name].join(' > '), body });
+    },
+    async run() {
+      const passed: string[] = [];
+      const failed: string[] = [];
+      for (const test of tests) {
+        await test.body().then(
+          () => passed.push(test.name),
+          (error: unknown) => failed.push(`${test.name}: ${String(error)}`),
+        );
+      }
+      return { passed, failed };
+    },
+  };
+}
+
+const dirs: string[] = [];
+after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+nodeIt('runs the BlobStore, JobStore and adapter suites under a runner that has only describe and it', { timeout: 120_000 }, async () => {
+  const runner = bareRunner();
+  const { describe, it } = runner;
+  blobStoreSuite('FsBlobStore', {
+    describe,
+    it,
+    create: async () => {
+      const dir = await mkdtemp(join(tmpdir(), 'va-bare-runner-'));
+      dirs.push(dir);
+      return new FsBlobStore(dir);
+    },
+  });
+  jobStoreSuite('MemoryJobStore', { describe, it, create: async (settings) => new MemoryJobStore(settings) });
+  adapterSuite('Express', {
+    describe,
+    it,
+    instanceOptions: { logger: false, ...BINARIES },
+    mount: mountExpress,
+  });
+  const { passed, failed } = await runner.run();
+  assert.deepEqual(failed, []);
+  assert.equal(passed.length, 9 + 19 + 12, passed.join('\n'));
+});
