@@ -3,7 +3,7 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { resolve } from 'node:path';
 import type { VirtualAnchorOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
-import { toLogger, type Logger } from './logger.js';
+import { toLogger, type Logger } from '../domain/logger.js';
 import { TOKENS } from './tokens.js';
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from './errors.js';
 import type { CoreRequest, CoreResponse } from './http/types.js';
