@@ -12,7 +12,7 @@ export { createVirtualAnchor, type VirtualAnchor } from './core/create-virtual-a
 export { OptionsError, type VirtualAnchorOptions, type ResolvedOptions } from './core/options.js';
 export { TOKENS } from './core/tokens.js';
 export type { AuthenticateFn } from './core/auth.js';
-export { toLogger, type Logger } from './core/logger.js';
+export { toLogger, type Logger } from './domain/logger.js';
 export type { MetricsRecorder } from './core/metrics/metrics-recorder.js';
 export type { ErrorBody, FieldIssue } from './core/errors.js';
 export type { CoreRequest, CoreResponse, HeaderMap } from './core/http/types.js';
@@ -31,8 +31,8 @@ export type {
   BlobRef,
   ListQuery,
   ListResult,
-} from './core/job.js';
-export { JOB_STATUSES } from './core/job.js';
+} from './domain/job.js';
+export { JOB_STATUSES } from './domain/job.js';
 export type { AvatarVideoView, AvatarVideoCreatedView } from './core/schemas/avatar-video.js';
 export type { SeparationView, SeparationListItemView, SeparationCreatedView } from './core/schemas/separation.js';
 export type { AvatarView, AvatarListItemView } from './core/schemas/avatar.js';
@@ -67,8 +67,8 @@ export type {
   SeparationOutput,
   EngineContext,
   AvatarAssetRenderer,
-} from './inference/engines.js';
-export type { AvatarDefinition, AvatarDefinitionInput } from './inference/avatar/definition.js';
+} from './domain/engines.js';
+export type { AvatarDefinition, AvatarDefinitionInput } from './domain/avatar/definition.js';
 export type { MouthShape, MouthTrackAnalyzer } from './inference/lipsync/mouth.js';
 /*
  * The built-in engines' classes are exported by `virtual-anchor/engines` (src/engines.ts): importing them loads

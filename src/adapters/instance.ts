@@ -1,5 +1,5 @@
 import { createVirtualAnchor, type VirtualAnchor } from '../core/create-virtual-anchor.js';
-import { consoleLogger, type Logger } from '../core/logger.js';
+import { consoleLogger, type Logger } from '../domain/logger.js';
 import type { VirtualAnchorOptions } from '../core/options.js';
 import { TOKENS } from '../core/tokens.js';
 

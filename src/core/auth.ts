@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from './errors.js';
 import type { HeaderMap } from './http/types.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../domain/logger.js';
 
 /**
  * Decides whether an API key is valid. Return `true` to accept. A hook that throws or rejects (its database is down,

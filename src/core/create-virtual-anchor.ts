@@ -1,9 +1,8 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { resolve } from 'node:path';
 import type { VirtualAnchorOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
-import { toLogger, type Logger } from './logger.js';
+import { toLogger, type Logger } from '../domain/logger.js';
 import { TOKENS } from './tokens.js';
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from './errors.js';
 import type { CoreRequest, CoreResponse } from './http/types.js';
@@ -20,6 +19,7 @@ import { Startup } from './startup.js';
 import type { JobStore } from '../storage/job-store.js';
 import { PrometheusMetrics, type PendingCounter } from './metrics/prometheus-metrics.js';
 import { probeStores } from './operations/readiness.js';
+import { noMetrics, type MetricsRecorder } from './metrics/metrics-recorder.js';
 
 /** A mounted instance of the service: what adapters wrap. Two instances never share state. */
 export interface VirtualAnchor {
@@ -55,8 +55,6 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
   const { resolved, raw } = resolveOptions(options);
   const logger: Logger = toLogger(raw.logger);
   const container = rootContainer.createChildContainer();
-  container.register(TOKENS.Options, { useValue: resolved });
-  container.register(TOKENS.Logger, { useValue: logger });
 
   const metricsOption = typeof raw.metrics === 'object' ? raw.metrics : {};
   const metrics = resolved.metrics
@@ -69,11 +67,15 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
         logger,
       )
     : undefined;
+  // The instance's own values: the services resolve them from here, as an operator's backends may.
+  container.register<ResolvedOptions>(TOKENS.Options, { useValue: resolved });
+  container.register<Logger>(TOKENS.Logger, { useValue: logger });
+  container.register<MetricsRecorder>(TOKENS.Metrics, { useValue: metrics ?? noMetrics });
   const startup: Startup<Services> = new Startup<Services>(
     async () => {
       // Let the caller register its own backends on `container` before the defaults are built.
       await Promise.resolve();
-      return buildServices(container, resolved, raw, resolve(resolved.dataDir), logger, metrics);
+      return buildServices(container, raw);
     },
     (built) => built.start(),
     logger,

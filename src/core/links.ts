@@ -1,5 +1,5 @@
 import { create as contentDisposition } from 'content-disposition';
-import type { BlobRef } from './job.js';
+import type { BlobRef } from '../domain/job.js';
 import { downloadName, wellFormed } from './file-name.js';
 import type { PresignOptions } from '../storage/blob-store.js';
 

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { AuthenticateFn } from './auth.js';
 import type { Registry } from 'prom-client';
-import type { Logger } from './logger.js';
+import type { Logger } from '../domain/logger.js';
 import type { JobStore } from '../storage/job-store.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { JobQueue } from '../queue/job-queue.js';
-import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../inference/engines.js';
-import type { AvatarDefinitionInput } from '../inference/avatar/definition.js';
+import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../domain/engines.js';
+import type { AvatarDefinitionInput } from '../domain/avatar/definition.js';
 import { isWebhookSecret } from './webhooks/signature.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from './webhooks/retry-schedule.js';
 

@@ -5,7 +5,7 @@ import { Router, type Route } from './http/router.js';
 import type { CoreRequest, CoreResponse } from './http/types.js';
 import { errorResponse, finishResponse, toErrorResponse } from './http/error-response.js';
 import { KeyedQueues } from '../queue/keyed-queues.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../domain/logger.js';
 
 /** Settings of the HTTP front of the core. */
 export interface HttpSettings {

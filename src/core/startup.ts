@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import type { Logger } from '../domain/logger.js';
 
 /** First pause before a failed start-up is tried again; it doubles up to {@link MAX_RETRY_MS}. */
 const FIRST_RETRY_MS = 1_000;

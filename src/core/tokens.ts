@@ -3,7 +3,9 @@
  * token (or pass it in `options.backends`) to replace a built-in backend.
  */
 export const TOKENS = {
+  /** The instance's `ResolvedOptions`, registered at creation; read them from your own backends, do not replace them. */
   Options: Symbol.for('virtual-anchor.Options'),
+  /** The instance's `Logger` (from the `logger` option), registered at creation; log through it, do not replace it. */
   Logger: Symbol.for('virtual-anchor.Logger'),
   JobStore: Symbol.for('virtual-anchor.JobStore'),
   BlobStore: Symbol.for('virtual-anchor.BlobStore'),
@@ -11,7 +13,6 @@ export const TOKENS = {
   JobQueue: Symbol.for('virtual-anchor.JobQueue'),
   UrlSigner: Symbol.for('virtual-anchor.UrlSigner'),
   MediaBinaries: Symbol.for('virtual-anchor.MediaBinaries'),
-  InputResolver: Symbol.for('virtual-anchor.InputResolver'),
   LipSyncEngine: Symbol.for('virtual-anchor.LipSyncEngine'),
   SeparationEngine: Symbol.for('virtual-anchor.SeparationEngine'),
   AvatarRenderer: Symbol.for('virtual-anchor.AvatarRenderer'),

@@ -1,4 +1,4 @@
-import type { AvatarVideoJob, Job, SeparationJob } from './job.js';
+import type { AvatarVideoJob, Job, SeparationJob } from '../domain/job.js';
 import type { LinkBuilder } from './links.js';
 import type { AvatarVideoCreatedView, AvatarVideoView } from './schemas/avatar-video.js';
 import type { SeparationCreatedView, SeparationListItemView, SeparationView } from './schemas/separation.js';

@@ -1,6 +1,6 @@
 import { createClient } from '@keyv/redis';
 import { createNodeRedisClient, DelayedError, Queue, Worker, type Job as BullJob, type RedisClient } from 'bullmq';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../domain/logger.js';
 import { KeySemaphore } from './key-semaphore.js';
 import { concurrencyKey, type JobQueue, type QueueDepth, type QueuedJob, type QueueHandlers } from './job-queue.js';
 

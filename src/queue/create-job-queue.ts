@@ -1,4 +1,4 @@
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../domain/logger.js';
 import type { JobQueue } from './job-queue.js';
 import { MemoryJobQueue } from './memory-job-queue.js';
 import { BullMqJobQueue, type BullMqJobQueueOptions } from './bullmq-job-queue.js';

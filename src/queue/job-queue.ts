@@ -1,4 +1,4 @@
-import type { JobKind } from '../core/job.js';
+import type { JobKind } from '../domain/job.js';
 
 /** What a queue needs to know of a job: its uid, and the key its per-key limit counts under. */
 export interface QueuedJob {

@@ -1,5 +1,5 @@
 import { createClient } from '@keyv/redis';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../domain/logger.js';
 import { ACQUIRE_SCRIPT, REFRESH_SCRIPT, REGISTER_SCRIPT, RELEASE_SCRIPT } from './key-semaphore-scripts.js';
 
 type RedisClient = ReturnType<typeof createClient>;

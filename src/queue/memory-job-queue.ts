@@ -1,5 +1,5 @@
 import PQueue from 'p-queue';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../domain/logger.js';
 import { KeyedQueues } from './keyed-queues.js';
 import { concurrencyKey, type JobQueue, type QueueDepth, type QueuedJob, type QueueHandlers } from './job-queue.js';
 

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { BlobRef } from '../core/job.js';
+import type { BlobRef } from '../domain/job.js';
 
 /** Metadata stored beside a blob. */
 export interface BlobMeta {

@@ -1,6 +1,6 @@
-import type { Job, JobExpectation, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../core/job.js';
+import type { Job, JobExpectation, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../domain/job.js';
 import type { JobStore } from './job-store.js';
-import { allowedSources } from '../core/state-machine.js';
+import { allowedSources } from '../domain/state-machine.js';
 import { applyPatch } from './job-record.js';
 
 /**
@@ -42,7 +42,7 @@ export abstract class CasJobStore implements JobStore {
   }
 
   /**
-   * {@inheritDoc JobStore.transition} Only the moves of the transition table (`core/state-machine.ts`)
+   * {@inheritDoc JobStore.transition} Only the moves of the transition table (`domain/state-machine.ts`)
    * happen: states of `from` the table does not allow toward `to` are ignored, so a job in such a
    * state is left as it is and the call returns `undefined`, like any lost compare-and-set.
    */

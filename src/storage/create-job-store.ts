@@ -1,4 +1,4 @@
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../domain/logger.js';
 import type { JobStore } from './job-store.js';
 import { MemoryJobStore } from './memory-job-store.js';
 import type { RedisTimeouts } from './redis-connection.js';

@@ -3,7 +3,7 @@ import { mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/p
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { BlobRef } from '../core/job.js';
+import type { BlobRef } from '../domain/job.js';
 import { BlobExistsError, type BlobCapability, type BlobInfo, type BlobMeta, type BlobStore, type LeftoverReport } from './blob-store.js';
 import { isBlobId, newBlobId } from './blob-id.js';
 import { ByteCounter } from './byte-counter.js';

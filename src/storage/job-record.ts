@@ -1,4 +1,4 @@
-import type { Job, JobPatch, JobStatus, ListQuery } from '../core/job.js';
+import type { Job, JobPatch, JobStatus, ListQuery } from '../domain/job.js';
 
 /**
  * Pure helpers shared by the {@link JobStore} implementations, so both apply patches,

@@ -1,6 +1,6 @@
 import type { StoreUnavailableError } from './store-unavailable-error.js';
 import type { ClaimedDelivery, IdempotencyReservation, StoredAnswer } from './store-extensions.js';
-import type { Job, JobExpectation, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../core/job.js';
+import type { Job, JobExpectation, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../domain/job.js';
 
 /**
  * Persistent job records with an index for paginated, status-filtered listing.

@@ -1,7 +1,7 @@
 import { Keyv } from 'keyv';
-import type { Job, JobKind, JobStatus, ListQuery, ListResult } from '../core/job.js';
+import type { Job, JobKind, JobStatus, ListQuery, ListResult } from '../domain/job.js';
 import { CasJobStore } from './cas-job-store.js';
-import { isFinal } from '../core/state-machine.js';
+import { isFinal } from '../domain/state-machine.js';
 import { DEFAULT_RECORD_RETENTION_MS, createdAtMs, pageWindow } from './job-record.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { reservationOf, type ClaimedDelivery, type IdempotencyEntry, type IdempotencyReservation, type StoredAnswer } from './store-extensions.js';

@@ -1,5 +1,5 @@
 import { createClient } from '@keyv/redis';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../domain/logger.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 
 /** How long the Redis job store waits for Redis. */

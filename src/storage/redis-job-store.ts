@@ -35,9 +35,9 @@
  * Connection failures never hang a caller: see {@link RedisConnection} (timeouts, no offline
  * queue, background reconnection, {@link StoreUnavailableError}).
  */
-import { JOB_STATUSES, type Job, type JobKind, type JobStatus, type ListQuery, type ListResult } from '../core/job.js';
-import { isFinal } from '../core/state-machine.js';
-import { silentLogger, type Logger } from '../core/logger.js';
+import { JOB_STATUSES, type Job, type JobKind, type JobStatus, type ListQuery, type ListResult } from '../domain/job.js';
+import { isFinal } from '../domain/state-machine.js';
+import { silentLogger, type Logger } from '../domain/logger.js';
 import { CasJobStore } from './cas-job-store.js';
 import { DEFAULT_RECORD_RETENTION_MS, createdAtMs, pageWindow } from './job-record.js';
 import { CAS_SCRIPT } from './redis-cas-script.js';

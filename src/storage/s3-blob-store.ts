@@ -14,8 +14,8 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { BlobRef } from '../core/job.js';
-import { silentLogger, type Logger } from '../core/logger.js';
+import type { BlobRef } from '../domain/job.js';
+import { silentLogger, type Logger } from '../domain/logger.js';
 import {
   BlobExistsError,
   type BlobCapability,

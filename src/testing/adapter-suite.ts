@@ -10,7 +10,7 @@ import { createVirtualAnchor, type VirtualAnchor } from '../core/create-virtual-
 import type { VirtualAnchorOptions } from '../core/options.js';
 import type { CoreResponse } from '../core/http/types.js';
 import { LinkBuilder } from '../core/links.js';
-import type { BlobRef } from '../core/job.js';
+import type { BlobRef } from '../domain/job.js';
 import { FsBlobStore } from '../storage/fs-blob-store.js';
 import { MemoryJobStore } from '../storage/memory-job-store.js';
 import { UrlSigner } from '../storage/url-signer.js';

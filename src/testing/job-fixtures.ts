@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { AvatarVideoJob, Job, JobKind, JobStatus, SeparationJob } from '../core/job.js';
+import type { AvatarVideoJob, Job, JobKind, JobStatus, SeparationJob } from '../domain/job.js';
 
 /**
  * Builds a valid job record for store tests: a `pending` avatar video job of `owner-a` by default (a separation job

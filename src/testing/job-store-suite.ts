@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Job, JobStatus } from '../core/job.js';
+import type { Job, JobStatus } from '../domain/job.js';
 import type { JobStore } from '../storage/job-store.js';
 import { at, makeJob, uids } from './job-fixtures.js';
 import type { SuiteRunner } from './suite-runner.js';

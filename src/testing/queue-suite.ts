@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { JobKind } from '../core/job.js';
+import type { JobKind } from '../domain/job.js';
 import type { JobQueue, QueuedJob, QueueHandlers } from '../queue/job-queue.js';
 
 /** The `describe` and `it` of `node:test` (or a compatible runner). */

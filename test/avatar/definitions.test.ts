@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { AvatarDefinitionError, loadAvatarDefinitions } from '../../src/inference/avatar/catalogue-definitions.js';
-import { avatarDefinitionSchema, lookOf } from '../../src/inference/avatar/definition.js';
+import { avatarDefinitionSchema, lookOf } from '../../src/domain/avatar/definition.js';
 
 test('the bundled avatars validate and there are at least three', async () => {
   const defs = await loadAvatarDefinitions();

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { before, test } from 'node:test';
 import { createCanvas } from '@napi-rs/canvas';
 import { idlePoseAt } from '../../src/inference/avatar/idle-motion.js';
-import type { AvatarDefinition } from '../../src/inference/avatar/definition.js';
+import type { AvatarDefinition } from '../../src/domain/avatar/definition.js';
 import type { MouthShape } from '../../src/inference/lipsync/mouth.js';
 import { FrameSource, idleFrameWorkers } from '../../src/inference/render/frame-source.js';
 import { builtIns, hashOf } from './helpers.js';

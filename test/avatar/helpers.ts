@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { loadAvatarDefinitions } from '../../src/inference/avatar/catalogue-definitions.js';
-import type { AvatarDefinition } from '../../src/inference/avatar/definition.js';
+import type { AvatarDefinition } from '../../src/domain/avatar/definition.js';
 
 /** The bundled avatars, by id. */
 export async function builtIns(): Promise<Map<string, AvatarDefinition>> {

@@ -14,7 +14,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { MemoryJobStore, TOKENS, type AvatarVideoJob, type JobStore } from '../../src/index.js';
 import { ownerOf } from '../../src/core/auth.js';
 import { avatarUid } from '../../src/core/avatars/avatar-uid.js';
-import { sourcesOf, TRANSITIONS } from '../../src/core/state-machine.js';
+import { sourcesOf, TRANSITIONS } from '../../src/domain/state-machine.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type AppOptions, type TestApp } from '../helpers/apps.js';
 import { assertError, download, waitFor, waitForJob } from '../helpers/checks.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { Router, type Route } from '../../src/core/http/router.js';
 import { parseRange } from '../../src/core/api/file-routes.js';
 import { makeKeyListAuthenticator, ownerOf, readKey } from '../../src/core/auth.js';
-import { TRANSITIONS, isFinal, sourcesOf } from '../../src/core/state-machine.js';
+import { TRANSITIONS, isFinal, sourcesOf } from '../../src/domain/state-machine.js';
 import { envelope } from '../../src/core/api/deps.js';
 import { json } from '../../src/core/http/types.js';
 

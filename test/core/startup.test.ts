@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/domain/logger.js';
 import { Startup } from '../../src/core/startup.js';
 
 function recording(): { logger: Logger; lines: string[] } {

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { MemoryJobStore } from '../../src/index.js';
 import { LinkBuilder } from '../../src/core/links.js';
-import { silentLogger } from '../../src/core/logger.js';
+import { silentLogger } from '../../src/domain/logger.js';
 import { noMetrics } from '../../src/core/metrics/metrics-recorder.js';
 import { WebhookDispatcher } from '../../src/core/webhooks/dispatcher.js';
 import { UrlSigner } from '../../src/storage/url-signer.js';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { after, before, test } from 'node:test';
-import type { EngineContext } from '../../src/inference/engines.js';
+import type { EngineContext } from '../../src/domain/engines.js';
 import { loadAvatarDefinitions } from '../../src/inference/avatar/catalogue-definitions.js';
 import { CanvasLipSyncEngine } from '../../src/inference/lipsync/engine.js';
 import { LogMelExtractor } from '../../src/inference/lipsync/features.js';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
-import type { Logger } from '../../src/core/logger.js';
+import type { Logger } from '../../src/domain/logger.js';
 
 /**
  * Records every unhandled rejection and uncaught exception of this process from now on. With a listener

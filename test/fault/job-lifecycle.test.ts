@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { MemoryJobStore, TOKENS, type AvatarVideoJob, type JobStore } from '../../src/index.js';
-import { sourcesOf } from '../../src/core/state-machine.js';
+import { sourcesOf } from '../../src/domain/state-machine.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { waitFor, waitForJob } from '../helpers/checks.js';
 import { createSeparation, createVideo, firstAvatarId } from '../helpers/client.js';

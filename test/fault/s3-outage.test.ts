@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { S3BlobStore } from '../../src/index.js';
-import type { EngineContext, LipSyncInput } from '../../src/inference/engines.js';
+import type { EngineContext, LipSyncInput } from '../../src/domain/engines.js';
 import { KEYS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError, waitForJob } from '../helpers/checks.js';
 import { createVideo, firstAvatarId } from '../helpers/client.js';

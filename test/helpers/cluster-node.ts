@@ -17,7 +17,7 @@ import { appendFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { virtualAnchor, type VirtualAnchorOptions } from '../../src/index.js';
-import type { EngineContext, SeparationInput, SeparationOutput } from '../../src/inference/engines.js';
+import type { EngineContext, SeparationInput, SeparationOutput } from '../../src/domain/engines.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
 import { FakeSeparationEngine } from './engines.js';
 

@@ -9,7 +9,7 @@ import type {
   SeparationEngine,
   SeparationInput,
   SeparationOutput,
-} from '../../src/inference/engines.js';
+} from '../../src/domain/engines.js';
 import { ffmpeg, fixtures } from './media.js';
 
 /** Settles (never resolves) when `signal` aborts, so a held run still honours an abort. */

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { BlobRef } from '../../src/core/job.js';
+import type { BlobRef } from '../../src/domain/job.js';
 import type { BlobMeta } from '../../src/storage/blob-store.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
 import { waitFor } from './checks.js';

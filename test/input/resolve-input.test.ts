@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { InputError } from '../../src/core/input/errors.js';
-import { silentLogger } from '../../src/core/logger.js';
+import { silentLogger } from '../../src/domain/logger.js';
 import { InputResolver, type ResolveOptions } from '../../src/core/input/resolve-input.js';
 import { startServer, type TestServer } from './helpers/http-server.js';
 import { TEST_BINARIES, makeMediaFixtures, type FixtureName, type MediaFixtures } from './helpers/media-fixtures.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { after, before, describe, it } from 'node:test';
-import type { BlobRef } from '../../src/core/job.js';
+import type { BlobRef } from '../../src/domain/job.js';
 import { InputError } from '../../src/core/input/errors.js';
 import { InputResolver, type ResolveOptions } from '../../src/core/input/resolve-input.js';
 import type { BlobCapability, BlobMeta } from '../../src/storage/blob-store.js';

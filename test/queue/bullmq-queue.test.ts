@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { queueSuite } from '../../src/testing/queue-suite.js';
 import { BullMqJobQueue } from '../../src/queue/bullmq-job-queue.js';
-import { silentLogger } from '../../src/core/logger.js';
+import { silentLogger } from '../../src/domain/logger.js';
 import { deleteRedisNamespace, SHARED_REDIS_URL } from '../helpers/redis-server.js';
 
 const REDIS_URL = SHARED_REDIS_URL;

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RedisJobStore } from '../../src/storage/redis-job-store.js';
-import type { Job } from '../../src/core/job.js';
+import type { Job } from '../../src/domain/job.js';
 import { ffmpeg } from '../helpers/media.js';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.js';
 import { startFileServer, type FileServer } from '../helpers/file-server.js';

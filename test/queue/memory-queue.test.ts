@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import { queueSuite } from '../../src/testing/queue-suite.js';
 import { MemoryJobQueue } from '../../src/queue/memory-job-queue.js';
-import { silentLogger } from '../../src/core/logger.js';
+import { silentLogger } from '../../src/domain/logger.js';
 
 queueSuite({ name: 'in-process (p-queue)', make: (limits) => new MemoryJobQueue(limits, silentLogger), describe, it });

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { BlobRef } from '../job.js';
+import type { BlobRef } from '../../domain/job.js';
 import type { JobService } from '../jobs/job-service.js';
 import type { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
 import type { BlobStore } from '../../storage/blob-store.js';

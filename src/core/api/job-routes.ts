@@ -4,7 +4,7 @@ import { json } from '../http/types.js';
 import { validate } from '../http/validate.js';
 import { readJson } from '../http/read-json.js';
 import { envelopeSchema, jobListQuerySchema } from '../schemas/common.js';
-import type { Job, JobKind } from '../job.js';
+import type { Job, JobKind } from '../../domain/job.js';
 import type { LinkBuilder } from '../links.js';
 import { type ApiDeps, envelope } from './deps.js';
 import type { CreationContext } from '../jobs/job-service.js';

@@ -1,12 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { BlobRef } from '../job.js';
+import type { BlobRef } from '../../domain/job.js';
 import { BlobExistsError, type BlobInfo, type BlobStore } from '../../storage/blob-store.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
-import type { AvatarAssetRenderer } from '../../inference/engines.js';
-import type { AvatarDefinition } from '../../inference/avatar/definition.js';
-import type { Logger } from '../logger.js';
+import type { AvatarAssetRenderer } from '../../domain/engines.js';
+import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import type { Logger } from '../../domain/logger.js';
 import { avatarUid, definitionFingerprint } from './avatar-uid.js';
 
 /** Values of `thumbnailGenerationStatus`: `pending` until the assets exist, then `completed` (or `error`). */

@@ -1,6 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../domain/logger.js';
 import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
 import { json, type CoreResponse } from './types.js';
 

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { finished } from 'node:stream';
 import { ApiError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../domain/logger.js';
 import { errorResponse } from './error-response.js';
 import type { CoreResponse } from './types.js';
 

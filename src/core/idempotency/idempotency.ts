@@ -4,7 +4,7 @@ import type { JobStore } from '../../storage/job-store.js';
 import { ApiError } from '../errors.js';
 import type { HeaderMap, CoreResponse } from '../http/types.js';
 import { json } from '../http/types.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../domain/logger.js';
 
 /** The request header. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { basename } from 'node:path';
 import { PassThrough, finished, type Readable } from 'node:stream';
 import busboy, { type Busboy, type FileInfo } from 'busboy';
-import type { BlobRef } from '../job.js';
+import type { BlobRef } from '../../domain/job.js';
 import { BlobTooLargeError, type BlobStore } from '../../storage/blob-store.js';
 import { UploadError } from './errors.js';
 import { cleanMediaType } from './media-type.js';
 import { truncateUtf8 } from '../file-name.js';
-import { consoleLogger, type Logger } from '../logger.js';
+import { consoleLogger, type Logger } from '../../domain/logger.js';
 
 /** The request headers {@link receiveUpload} reads. */
 export interface UploadHeaders {

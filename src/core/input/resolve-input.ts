@@ -1,5 +1,5 @@
-import type { BlobRef } from '../job.js';
-import { silentLogger, type Logger } from '../logger.js';
+import type { BlobRef } from '../../domain/job.js';
+import { silentLogger, type Logger } from '../../domain/logger.js';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

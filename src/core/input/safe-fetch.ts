@@ -1,7 +1,7 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import type { BlobRef } from '../job.js';
+import type { BlobRef } from '../../domain/job.js';
 import { BlobTooLargeError, type BlobMeta, type BlobStore } from '../../storage/blob-store.js';
 import {
   ForbiddenAddressError,

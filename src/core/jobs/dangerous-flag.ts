@@ -1,7 +1,7 @@
-import type { Job } from '../job.js';
+import type { Job } from '../../domain/job.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { JobQueue } from '../../queue/job-queue.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../domain/logger.js';
 
 /** Message kept on jobs ended by `dangerousFlag`. */
 export const DANGEROUS_FLAG_MESSAGE = 'dangerousFlag was set: the job was ended with an error on purpose (test aid)';

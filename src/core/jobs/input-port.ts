@@ -1,4 +1,4 @@
-import type { BlobRef } from '../job.js';
+import type { BlobRef } from '../../domain/job.js';
 
 /** A request to turn a submitted URL into a local, probed file. */
 export interface InputRequest {

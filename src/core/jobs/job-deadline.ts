@@ -1,4 +1,4 @@
-import type { Job } from '../job.js';
+import type { Job } from '../../domain/job.js';
 import { JobFailedError } from './job-failure.js';
 
 /** How long a job may run: `baseMs` plus `perInputSecondMs` for every second of its input. */

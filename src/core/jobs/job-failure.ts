@@ -1,4 +1,4 @@
-import type { JobFailure } from '../job.js';
+import type { JobFailure } from '../../domain/job.js';
 
 /** An error that carries the {@link JobFailure} to record on the job. */
 export class JobFailedError extends Error {

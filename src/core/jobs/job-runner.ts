@@ -1,11 +1,11 @@
 import { rm } from 'node:fs/promises';
-import type { Job, JobExpectation, JobFailure, JobProgress } from '../job.js';
+import type { Job, JobExpectation, JobFailure, JobProgress } from '../../domain/job.js';
 import type { Delivery } from '../../queue/job-queue.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
-import type { Logger } from '../logger.js';
-import { RUNNING_STATUSES, sourcesOf } from '../state-machine.js';
+import type { Logger } from '../../domain/logger.js';
+import { RUNNING_STATUSES, sourcesOf } from '../../domain/state-machine.js';
 import { JobFailedError, toFailure } from './job-failure.js';
 import { jobBudgetMs, timeoutError, type JobTimeout } from './job-deadline.js';
 import { runWorker, type WorkerDeps } from './workers.js';

@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import type { AvatarVideoJob, Job, JobKind, JobStatus, JobWebhook, SeparationJob } from '../job.js';
+import type { AvatarVideoJob, Job, JobKind, JobStatus, JobWebhook, SeparationJob } from '../../domain/job.js';
 import type { WebhookUrlCheck } from '../webhooks/webhook-url.js';
-import { isFinal, sourcesOf } from '../state-machine.js';
+import { isFinal, sourcesOf } from '../../domain/state-machine.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { CreateAvatarVideoBody } from '../schemas/avatar-video.js';
 import type { CreateSeparationBody } from '../schemas/separation.js';
 import { ApiError } from '../errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../domain/logger.js';
 import type { InputPort, ResolvedInput } from './input-port.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { type DangerousFlag, isDangerous } from './dangerous-flag.js';

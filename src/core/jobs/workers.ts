@@ -1,11 +1,11 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import type { AvatarVideoJob, Job, SeparationJob } from '../job.js';
+import type { AvatarVideoJob, Job, SeparationJob } from '../../domain/job.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { blobToLocalFile } from '../../storage/blob-files.js';
-import type { EngineContext, LipSyncEngine, SeparationEngine } from '../../inference/engines.js';
-import type { AvatarDefinition } from '../../inference/avatar/definition.js';
-import type { Logger } from '../logger.js';
+import type { EngineContext, LipSyncEngine, SeparationEngine } from '../../domain/engines.js';
+import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import type { Logger } from '../../domain/logger.js';
 import { JobFailedError } from './job-failure.js';
 import { verifyOutput, type ExpectedMedia, type ProbeFn } from './output-check.js';
 

@@ -1,6 +1,6 @@
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../domain/logger.js';
 
 /**
  * Removes what crashed processes left on the data dir: job and avatar work folders under `work/`,

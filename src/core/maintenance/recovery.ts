@@ -1,6 +1,6 @@
 import type { JobStore } from '../../storage/job-store.js';
 import type { JobQueue } from '../../queue/job-queue.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../domain/logger.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import { DANGEROUS_FLAG_MESSAGE, type DangerousFlag, isDangerous } from '../jobs/dangerous-flag.js';
 

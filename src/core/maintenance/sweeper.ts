@@ -1,7 +1,7 @@
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { JobStore } from '../../storage/job-store.js';
 import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../domain/logger.js';
 import type { Recovery } from './recovery.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { JobKind, JobStatus } from '../job.js';
+import type { JobKind, JobStatus } from '../../domain/job.js';
 
 /**
  * What the core reports to the metrics, whether or not they are enabled (a no-op when off). Resolve it from

@@ -1,4 +1,4 @@
-import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../job.js';
+import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../../domain/job.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { MetricsRecorder } from './metrics-recorder.js';
 

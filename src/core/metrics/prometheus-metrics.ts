@@ -1,6 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { JobKind, JobStatus } from '../job.js';
-import type { Logger } from '../logger.js';
+import type { JobKind, JobStatus } from '../../domain/job.js';
+import type { Logger } from '../../domain/logger.js';
 import type { MetricsRecorder } from './metrics-recorder.js';
 
 const KINDS: readonly JobKind[] = ['avatarVideo', 'separation'];

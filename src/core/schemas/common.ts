@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { JOB_STATUSES } from '../job.js';
+import { JOB_STATUSES } from '../../domain/job.js';
 
 /** ISO 8601 UTC timestamp with milliseconds, e.g. `2026-01-01T00:00:00.000Z`. */
 export const timestampSchema = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC timestamp with milliseconds' });

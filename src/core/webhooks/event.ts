@@ -1,4 +1,4 @@
-import type { Job } from '../job.js';
+import type { Job } from '../../domain/job.js';
 import type { LinkBuilder } from '../links.js';
 import { avatarVideoView, separationView } from '../views.js';
 import type { z } from 'zod';

@@ -1,7 +1,7 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
 import type { ResolvedOptions, VirtualAnchorOptions } from '../options.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../domain/logger.js';
 import { TOKENS } from '../tokens.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
@@ -10,8 +10,8 @@ import { createBlobStore } from '../../storage/create-blob-store.js';
 import { OwnedDirs } from '../../storage/owned-dirs.js';
 import { UrlSigner, loadOrCreateSecret } from '../../storage/url-signer.js';
 import { probeMedia, resolveMediaBinaries, type MediaBinaries } from '../../inference/media/index.js';
-import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../../inference/engines.js';
-import type { AvatarDefinition, AvatarDefinitionInput } from '../../inference/avatar/definition.js';
+import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../../domain/engines.js';
+import type { AvatarDefinition, AvatarDefinitionInput } from '../../domain/avatar/definition.js';
 import { loadAvatarDefinitions } from '../../inference/avatar/catalogue-definitions.js';
 import { InputResolver } from '../input/resolve-input.js';
 import { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
@@ -25,7 +25,7 @@ import { Sweeper } from '../maintenance/sweeper.js';
 import { removeCrashLeftovers } from '../maintenance/leftovers.js';
 import { MultipartUploadPort, ResolverInputPort } from './input-port-adapter.js';
 import { builtInEngines } from './built-in-engines.js';
-import { noMetrics, type MetricsRecorder } from '../metrics/metrics-recorder.js';
+import type { MetricsRecorder } from '../metrics/metrics-recorder.js';
 import { ObservedJobStore } from '../metrics/observed-job-store.js';
 import { LinkBuilder } from '../links.js';
 import { WebhookDispatcher } from '../webhooks/dispatcher.js';
@@ -50,18 +50,16 @@ export interface Services {
 }
 
 /**
- * Builds the object graph of one instance. Every backend is registered in the instance's tsyringe
- * child container under {@link TOKENS}; a value the operator registered there first, or passed in
+ * Builds the object graph of one instance. Every part it uses is resolved from the instance's tsyringe
+ * child container under {@link TOKENS}: the options, logger and metrics recorder the instance registered
+ * at creation, and each backend, where a value the operator registered first, or passed in
  * `options.backends`, wins over the built-in default.
  */
-export async function buildServices(
-  container: DependencyContainer,
-  options: ResolvedOptions,
-  raw: VirtualAnchorOptions,
-  dataDir: string,
-  logger: Logger,
-  metrics?: MetricsRecorder,
-): Promise<Services> {
+export async function buildServices(container: DependencyContainer, raw: VirtualAnchorOptions): Promise<Services> {
+  const options = container.resolve<ResolvedOptions>(TOKENS.Options);
+  const logger = container.resolve<Logger>(TOKENS.Logger);
+  const metrics = container.resolve<MetricsRecorder>(TOKENS.Metrics);
+  const dataDir = resolve(options.dataDir);
   const provide = async <T>(token: symbol, given: T | undefined, make: () => T | Promise<T>): Promise<T> => {
     if (!container.isRegistered(token, false)) {
       const value = given ?? (await make());
@@ -82,9 +80,8 @@ export async function buildServices(
       logger,
     }),
   );
-  container.register<MetricsRecorder>(TOKENS.Metrics, { useValue: metrics ?? noMetrics });
   // Metrics watch the store's transitions, so the job runner and the service carry no metrics code.
-  const jobStore: JobStore = metrics ? new ObservedJobStore(storage, metrics) : storage;
+  const jobStore: JobStore = options.metrics ? new ObservedJobStore(storage, metrics) : storage;
   const blobs = await provide<BlobStore>(TOKENS.BlobStore, backends.blobStore, () => createBlobStore({ dataDir, s3: options.s3, logger }));
   const secret = options.signingSecret ? Buffer.from(options.signingSecret) : await loadOrCreateSecret(dataDir);
   const signer = await provide(TOKENS.UrlSigner, undefined, () => new UrlSigner(secret));
@@ -153,7 +150,7 @@ export async function buildServices(
       ? new WebhookDispatcher(
           jobStore,
           (baseUrl) => new LinkBuilder(signer, baseUrl, options.retention.linkTtlMs),
-          container.resolve<MetricsRecorder>(TOKENS.Metrics),
+          metrics,
           logger,
           {
             secret: webhookSecret,

@@ -1,6 +1,6 @@
 import type { MediaBinaries } from '../../inference/media/index.js';
-import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../../inference/engines.js';
-import type { Logger } from '../logger.js';
+import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../../domain/engines.js';
+import type { Logger } from '../../domain/logger.js';
 
 /**
  * Factories of the built-in engines (lip-sync, source separation, avatar assets). Each loads its modules

@@ -7,7 +7,7 @@ import type { InputPort, InputRequest, ResolvedInput } from '../jobs/input-port.
 import { ClientInputError } from '../input/errors.js';
 import type { InputResolver } from '../input/resolve-input.js';
 import { receiveUpload } from '../input/multipart.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../domain/logger.js';
 
 /** Maps input problems to the HTTP errors of the API (400, or 413 when too large), naming the field. */
 function toApiError(error: unknown, field?: string, headers?: Record<string, string>): unknown {

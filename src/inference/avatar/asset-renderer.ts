@@ -1,9 +1,9 @@
-import type { AvatarAssetRenderer } from '../engines.js';
+import type { AvatarAssetRenderer } from '../../domain/engines.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import { encodeVideo, resolveEncoderBinaries, writePng, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
 import { RESTING_MOUTH } from '../lipsync/mouth.js';
 import { FrameRenderer } from '../render/frame-renderer.js';
-import type { AvatarDefinition } from './definition.js';
+import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 
 /** Options of {@link CanvasAvatarAssetRenderer}. */
 export interface CanvasAvatarAssetRendererOptions {

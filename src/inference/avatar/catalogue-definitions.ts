@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { avatarDefinitionSchema, type AvatarDefinition, type AvatarDefinitionInput } from './definition.js';
+import { avatarDefinitionSchema, type AvatarDefinition, type AvatarDefinitionInput } from '../../domain/avatar/definition.js';
 
 /** The folder of bundled avatar definitions (`avatars/` at the package root, from `src/` or `dist/`). */
 export const BUILT_IN_AVATARS_DIR = fileURLToPath(new URL('../../../avatars/', import.meta.url));

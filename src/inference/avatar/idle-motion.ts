@@ -1,5 +1,5 @@
-import type { AvatarDefinition } from './definition.js';
-import { lookOf } from './definition.js';
+import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import { lookOf } from '../../domain/avatar/definition.js';
 import { seededUnit } from './seeded-hash.js';
 
 /** The avatar's idle pose at one frame: everything that moves without speech. */

@@ -1,4 +1,4 @@
-import type { EngineContext, LipSyncEngine, LipSyncInput } from '../engines.js';
+import type { EngineContext, LipSyncEngine, LipSyncInput } from '../../domain/engines.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import { resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
 import { FrameSource, type RenderThread } from '../render/frame-source.js';

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import ffmpeg from 'fluent-ffmpeg';
-import type { Logger } from '../../core/logger.js';
+import type { Logger } from '../../domain/logger.js';
 import type { MediaBinaries } from './binaries.js';
 import type { PcmFormat } from './decode.js';
 import { MediaProcessError } from './errors.js';

@@ -1,5 +1,5 @@
 import type { IdlePose } from '../avatar/idle-motion.js';
-import type { AvatarLook } from '../avatar/look.js';
+import type { AvatarLook } from '../../domain/avatar/look.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import { shade } from './color.js';
 import type { Ctx, FaceLayout } from './layout.js';

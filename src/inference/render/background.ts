@@ -1,4 +1,4 @@
-import type { AvatarLook } from '../avatar/look.js';
+import type { AvatarLook } from '../../domain/avatar/look.js';
 import type { Ctx } from './layout.js';
 
 /** Anything `drawImage` accepts and that has a size (an `Image` or a `Canvas`). */

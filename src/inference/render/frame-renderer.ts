@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { createCanvas, loadImage, type Canvas, type Image } from '@napi-rs/canvas';
-import type { AvatarDefinition } from '../avatar/definition.js';
-import { lookOf } from '../avatar/definition.js';
+import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import { lookOf } from '../../domain/avatar/definition.js';
 import { idlePoseAt, loopedIdlePoseAt, type IdlePose } from '../avatar/idle-motion.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import {

@@ -1,5 +1,5 @@
 import { Worker } from 'node:worker_threads';
-import type { AvatarDefinition } from '../avatar/definition.js';
+import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
 import { FrameRenderer } from './frame-renderer.js';
 import type { FrameEncoderSetup, FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';

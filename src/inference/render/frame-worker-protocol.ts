@@ -1,4 +1,4 @@
-import type { AvatarDefinition } from '../avatar/definition.js';
+import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import type { VideoEncodeOptions } from '../media/encode-video.js';

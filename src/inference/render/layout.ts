@@ -1,4 +1,4 @@
-import type { AvatarLook } from '../avatar/look.js';
+import type { AvatarLook } from '../../domain/avatar/look.js';
 import type { SKRSContext2D } from '@napi-rs/canvas';
 
 /** The 2D context the drawing parts paint on. */

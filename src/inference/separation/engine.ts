@@ -4,8 +4,8 @@
  * sends the task and receives progress.
  */
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../../core/logger.js';
-import type { EngineContext, SeparationEngine, SeparationInput, SeparationOutput } from '../engines.js';
+import type { Logger } from '../../domain/logger.js';
+import type { EngineContext, SeparationEngine, SeparationInput, SeparationOutput } from '../../domain/engines.js';
 import { resolveMediaBinaries, type MediaBinaries } from '../media/index.js';
 import { workerModule } from '../workers/module-entry.js';
 import { TaskPool } from '../workers/task-pool.js';

@@ -14,9 +14,9 @@
  * Memory is bounded (one model chunk and stream buffers) whatever the input length.
  */
 import { PassThrough, type Readable, type Writable } from 'node:stream';
-import type { Logger } from '../../core/logger.js';
-import type { JobProgress } from '../../core/job.js';
-import type { SeparationInput } from '../engines.js';
+import type { Logger } from '../../domain/logger.js';
+import type { JobProgress } from '../../domain/job.js';
+import type { SeparationInput } from '../../domain/engines.js';
 import { decodeAudio, encodeAudio, probeMedia, spawnMedia, type MediaBinaries } from '../media/index.js';
 import { SeparationModel } from './model.js';
 import { StreamingSeparator, concatSamples } from './separator.js';

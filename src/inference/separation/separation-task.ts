@@ -1,5 +1,5 @@
-import type { JobProgress } from '../../core/job.js';
-import type { SeparationInput } from '../engines.js';
+import type { JobProgress } from '../../domain/job.js';
+import type { SeparationInput } from '../../domain/engines.js';
 import type { SeparationSettings } from './separate.js';
 
 /** One separation, as sent to the separation worker. */

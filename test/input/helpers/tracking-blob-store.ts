@@ -2,7 +2,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { BlobRef } from '../../../src/core/job.js';
+import type { BlobRef } from '../../../src/domain/job.js';
 import type { BlobInfo, BlobMeta, BlobStore } from '../../../src/storage/blob-store.js';
 import { FsBlobStore } from '../../../src/storage/fs-blob-store.js';
 

@@ -1,4 +1,4 @@
-import type { AvatarLook } from '../../avatar/look.js';
+import type { AvatarLook } from '../../../domain/avatar/look.js';
 import type { MouthShape } from '../../lipsync/mouth.js';
 import { shade, withAlpha } from '../color.js';
 import type { Ctx, FaceLayout } from '../layout.js';

@@ -1,4 +1,4 @@
-import type { JobProgress } from '../core/job.js';
+import type { JobProgress } from './job.js';
 import type { AvatarDefinition } from './avatar/definition.js';
 
 /** What every engine call receives besides its input. */
