@@ -57,7 +57,7 @@ export { RedisJobStore, type RedisJobStoreOptions } from './storage/redis-job-st
 export type { RedisTimeouts } from './storage/redis-connection.js';
 export { StoreUnavailableError, isStoreUnavailable } from './storage/store-unavailable-error.js';
 export { FsBlobStore } from './storage/fs-blob-store.js';
-export { S3BlobStore, type S3BlobStoreOptions } from './storage/s3-blob-store.js';
+export { S3BlobStore, type S3BlobStoreOptions, type S3Location } from './storage/s3-blob-store.js';
 
 export type {
   LipSyncEngine,

@@ -4,6 +4,7 @@ import type { Registry } from 'prom-client';
 import type { Logger } from '../domain/logger.js';
 import type { JobStore } from '../storage/job-store.js';
 import type { BlobStore } from '../storage/blob-store.js';
+import type { S3Location } from '../storage/s3-blob-store.js';
 import type { JobQueue } from '../queue/job-queue.js';
 import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../domain/engines.js';
 import type { AvatarDefinitionInput } from '../domain/avatar/definition.js';
@@ -31,20 +32,7 @@ export interface VirtualAnchorOptions {
    * `dataDir`; result and avatar links are then presigned GET URLs served by the store. `backends.blobStore` wins
    * over this. Credentials default to the AWS SDK's chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, profile, IMDS).
    */
-  s3?: {
-    /** The bucket (must exist). */
-    bucket: string;
-    /** Key prefix inside the bucket, e.g. `virtual-anchor/`. Default `''`. */
-    prefix?: string;
-    /** Region. Default: `AWS_REGION`, else `us-east-1`. */
-    region?: string;
-    /** Endpoint of an S3-compatible store (MinIO, R2, Ceph), e.g. `http://127.0.0.1:9000`. Default: AWS. */
-    endpoint?: string;
-    /** Path-style addressing (`<endpoint>/<bucket>/<key>`), as most S3-compatible stores need. Default false. */
-    forcePathStyle?: boolean;
-    /** Static credentials instead of the default chain. */
-    credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
-  };
+  s3?: S3Location;
   /** Key prefix for Redis records and the BullMQ queue. Default `virtual-anchor`. */
   redisNamespace?: string;
   /**

@@ -35,8 +35,8 @@ const MIN_PART_BYTES = 5 * 1024 * 1024;
 /** The longest lifetime of a SigV4 presigned URL: 7 days. */
 const MAX_PRESIGN_SEC = 7 * 24 * 3600;
 
-/** Options of {@link S3BlobStore}. */
-export interface S3BlobStoreOptions {
+/** Where the blobs live: bucket, prefix, endpoint and credentials (the middleware's `s3` option). */
+export interface S3Location {
   /** The bucket (must exist). */
   bucket: string;
   /** Key prefix, so several deployments share a bucket, e.g. `virtual-anchor/`. Default `''`. */
@@ -49,6 +49,10 @@ export interface S3BlobStoreOptions {
   forcePathStyle?: boolean;
   /** Static credentials. Default: the SDK's default chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, profile, IMDS…). */
   credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+}
+
+/** Options of {@link S3BlobStore}. */
+export interface S3BlobStoreOptions extends S3Location {
   /** Part size of multipart uploads in bytes (at least 5 MiB). Default 5 MiB. */
   partSizeBytes?: number;
   /**
