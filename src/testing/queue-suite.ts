@@ -1,20 +1,13 @@
 import assert from 'node:assert/strict';
 import type { JobKind } from '../domain/job.js';
 import type { JobQueue, QueuedJob, QueueHandlers } from '../queue/job-queue.js';
+import type { SuiteRunner } from './suite-runner.js';
 
-/** The `describe` and `it` of `node:test` (or a compatible runner). */
-type Describe = (name: string, fn: () => void) => unknown;
-type It = (name: string, options: { timeout: number }, fn: () => Promise<void>) => unknown;
-
-/** What {@link queueSuite} needs. */
-export interface QueueSuiteOptions {
-  /** Shown in the test names. */
-  name: string;
+/** What {@link queueSuite} needs: the runner's `describe` and `it`, and the queue under test. */
+export interface QueueSuiteOptions extends SuiteRunner {
   /** A fresh, empty queue with these limits (each test makes its own and closes it). */
-  make(limits: { jobsPerKey: number; engines: number }): Promise<JobQueue> | JobQueue;
-  describe: Describe;
-  it: It;
-  /** Per-test time limit. Default 30 000 ms. */
+  create(limits: { jobsPerKey: number; engines: number }): Promise<JobQueue> | JobQueue;
+  /** Longest wait for what a test expects to happen (jobs run, deadlines fire). Default 30 000 ms. */
   timeoutMs?: number;
 }
 
@@ -74,10 +67,10 @@ function jobsOf(owner: string, count: number, kind: JobKind = 'avatarVideo'): Qu
  *
  * ```ts
  * import { describe, it } from 'node:test';
- * queueSuite({ name: 'my queue', make: (limits) => new MyQueue(limits), describe, it });
+ * queueSuite('my queue', { describe, it, create: (limits) => new MyQueue(limits) });
  * ```
  */
-export function queueSuite(options: QueueSuiteOptions): void {
+export function queueSuite(name: string, options: QueueSuiteOptions): void {
   const { describe, it } = options;
   const timeout = options.timeoutMs ?? 30_000;
   const owners = new Map<string, string>();
@@ -88,7 +81,7 @@ export function queueSuite(options: QueueSuiteOptions): void {
   };
 
   const withQueue = async (limits: { jobsPerKey: number; engines: number }, runMs: number, body: (queue: JobQueue, seen: Recorder) => Promise<void>) => {
-    const queue = await options.make(limits);
+    const queue = await options.create(limits);
     const seen = new Recorder(keyOf, runMs);
     try {
       await queue.start(seen);
@@ -98,8 +91,8 @@ export function queueSuite(options: QueueSuiteOptions): void {
     }
   };
 
-  describe(`JobQueue contract: ${options.name}`, () => {
-    it('runs the jobs of one key one at a time, in the order they were queued', { timeout }, async () => {
+  describe(`JobQueue contract: ${name}`, () => {
+    it('runs the jobs of one key one at a time, in the order they were queued', async () => {
       await withQueue({ jobsPerKey: 1, engines: 4 }, 60, async (queue, seen) => {
         const jobs = track(jobsOf('owner-a', 5));
         for (const job of jobs) await queue.enqueue(job);
@@ -109,7 +102,7 @@ export function queueSuite(options: QueueSuiteOptions): void {
       });
     });
 
-    it('lets jobsPerKey jobs of one key run at once, and keys and API families apart', { timeout }, async () => {
+    it('lets jobsPerKey jobs of one key run at once, and keys and API families apart', async () => {
       await withQueue({ jobsPerKey: 2, engines: 8 }, 300, async (queue, seen) => {
         const a = track(jobsOf('owner-b', 4));
         const other = track([...jobsOf('owner-c', 2), ...jobsOf('owner-b', 2, 'separation')]);
@@ -122,7 +115,7 @@ export function queueSuite(options: QueueSuiteOptions): void {
       });
     });
 
-    it('runs at most `engines` jobs at once in one consumer', { timeout }, async () => {
+    it('runs at most `engines` jobs at once in one consumer', async () => {
       await withQueue({ jobsPerKey: 1, engines: 2 }, 200, async (queue, seen) => {
         const jobs = track(Array.from({ length: 6 }, (_, i) => jobsOf(`owner-e${i}`, 1)[0]!));
         for (const job of jobs) await queue.enqueue(job);
@@ -131,7 +124,7 @@ export function queueSuite(options: QueueSuiteOptions): void {
       });
     });
 
-    it('runs a job queued twice once', { timeout }, async () => {
+    it('runs a job queued twice once', async () => {
       await withQueue({ jobsPerKey: 1, engines: 2 }, 300, async (queue, seen) => {
         const [blocker, job] = track(jobsOf('owner-d', 2));
         await queue.enqueue(blocker!);
@@ -143,7 +136,7 @@ export function queueSuite(options: QueueSuiteOptions): void {
       });
     });
 
-    it('calls the deadline at its time, and at once when it has passed', { timeout }, async () => {
+    it('calls the deadline at its time, and at once when it has passed', async () => {
       await withQueue({ jobsPerKey: 1, engines: 1 }, 10, async (queue, seen) => {
         const [late, past] = jobsOf('owner-f', 2);
         const scheduled = Date.now();
@@ -156,7 +149,7 @@ export function queueSuite(options: QueueSuiteOptions): void {
       });
     });
 
-    it('drops a removed job that has not started, and a removed deadline', { timeout }, async () => {
+    it('drops a removed job that has not started, and a removed deadline', async () => {
       await withQueue({ jobsPerKey: 1, engines: 2 }, 400, async (queue, seen) => {
         const [running, removed, kept] = track(jobsOf('owner-g', 3));
         await queue.enqueue(running!);
@@ -172,7 +165,7 @@ export function queueSuite(options: QueueSuiteOptions): void {
       });
     });
 
-    it('reports its depth', { timeout }, async () => {
+    it('reports its depth', async () => {
       await withQueue({ jobsPerKey: 1, engines: 1 }, 400, async (queue, seen) => {
         const jobs = track(jobsOf('owner-h', 3));
         for (const job of jobs) await queue.enqueue(job);
@@ -183,8 +176,8 @@ export function queueSuite(options: QueueSuiteOptions): void {
       });
     });
 
-    it('close waits for running jobs, starts no more, and may be called again', { timeout }, async () => {
-      const queue = await options.make({ jobsPerKey: 1, engines: 1 });
+    it('close waits for running jobs, starts no more, and may be called again', async () => {
+      const queue = await options.create({ jobsPerKey: 1, engines: 1 });
       const seen = new Recorder(keyOf, 400);
       await queue.start(seen);
       const jobs = track(jobsOf('owner-i', 3));

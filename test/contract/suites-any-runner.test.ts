@@ -8,8 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, it as nodeIt } from 'node:test';
-import { FsBlobStore, MemoryJobStore } from '../../src/index.js';
-import { adapterSuite, blobStoreSuite, jobStoreSuite, type SuiteRunner } from '../../src/testing/index.js';
+import { FsBlobStore, MemoryJobQueue, MemoryJobStore } from '../../src/index.js';
+import { silentLogger } from '../../src/domain/logger.js';
+import { adapterSuite, blobStoreSuite, jobStoreSuite, queueSuite, type SuiteRunner } from '../../src/testing/index.js';
 import { BINARIES } from '../helpers/media.js';
 import { mountExpress } from '../helpers/adapter-hosts.js';
 
@@ -56,6 +57,7 @@ nodeIt('runs the BlobStore, JobStore and adapter suites under a runner that has 
     },
   });
   jobStoreSuite('MemoryJobStore', { describe, it, create: async (settings) => new MemoryJobStore(settings) });
+  queueSuite('MemoryJobQueue', { describe, it, create: (limits) => new MemoryJobQueue(limits, silentLogger) });
   adapterSuite('Express', {
     describe,
     it,
@@ -64,5 +66,5 @@ nodeIt('runs the BlobStore, JobStore and adapter suites under a runner that has 
   });
   const { passed, failed } = await runner.run();
   assert.deepEqual(failed, []);
-  assert.equal(passed.length, 9 + 19 + 12, passed.join('\n'));
+  assert.equal(passed.length, 9 + 19 + 8 + 12, passed.join('\n'));
 });

@@ -86,7 +86,7 @@ for (const name of ['blobStoreSuite', 'jobStoreSuite', 'queueSuite', 'adapterSui
 testing.blobStoreSuite('FsBlobStore', { describe, it, create: async () => new FsBlobStore(await mkdtemp(join(tmpdir(), 'suite-'))) });
 testing.jobStoreSuite('MemoryJobStore', { describe, it, create: async (settings) => new MemoryJobStore(settings), expect: ['recordExpiry', 'webhookOutbox', 'idempotencyKeys'] });
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
-testing.queueSuite({ name: 'MemoryJobQueue', make: (limits) => new MemoryJobQueue(limits, silent), describe, it });
+testing.queueSuite('MemoryJobQueue', { describe, it, create: (limits) => new MemoryJobQueue(limits, silent) });
 testing.adapterSuite('Express', {
   describe,
   it,

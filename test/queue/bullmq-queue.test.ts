@@ -9,9 +9,8 @@ import { deleteRedisNamespace, SHARED_REDIS_URL } from '../helpers/redis-server.
 const REDIS_URL = SHARED_REDIS_URL;
 const namespaces: string[] = [];
 
-queueSuite({
-  name: 'BullMQ on Redis',
-  make: (limits) => {
+queueSuite('BullMQ on Redis', {
+  create: (limits) => {
     // A namespace per queue, so tests (and test runs) never see each other's jobs.
     const namespace = `va-test-queue-${randomBytes(4).toString('hex')}`;
     namespaces.push(namespace);

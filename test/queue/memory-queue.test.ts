@@ -3,4 +3,4 @@ import { queueSuite } from '../../src/testing/queue-suite.js';
 import { MemoryJobQueue } from '../../src/queue/memory-job-queue.js';
 import { silentLogger } from '../../src/domain/logger.js';
 
-queueSuite({ name: 'in-process (p-queue)', make: (limits) => new MemoryJobQueue(limits, silentLogger), describe, it });
+queueSuite('in-process (p-queue)', { describe, it, create: (limits) => new MemoryJobQueue(limits, silentLogger) });
