@@ -105,7 +105,8 @@ export class AvatarCatalogue {
   async close(): Promise<void> {
     this.abort.abort();
     clearInterval(this.watch);
-    await this.generation?.catch(() => undefined);
+    // generateAll logs each avatar's failure itself; anything else escaping it is logged here.
+    await this.generation?.catch((error: unknown) => this.logger.error('avatar asset generation failed', { error: String(error) }));
   }
 
   private async generateAll(): Promise<void> {
