@@ -12,7 +12,7 @@ const frameSide = (name: 'width' | 'height') => {
     .min(min, `${field} must be at least ${min}`)
     .max(max, `${field} must be at most ${max}`)
     .multipleOf(2, `${field} must be even`)
-    .meta({ description: `Pixels, even, ${min} to ${max}` });
+    .meta({ description: `Pixels, even, ${min} to ${max}`, multipleOf: 2 });
 };
 
 /** The video's frame size (extension); default 512×512. */
