@@ -6,6 +6,3 @@ export interface FrameSize {
 
 /** Bounds of a requested frame size (each side; both even, as H.264 with 4:2:0 chroma needs). */
 export const FRAME_SIZE_LIMITS = { min: 256, max: 1920 } as const;
-
-/** The frame size of an avatar video whose job asks for none. */
-export const DEFAULT_FRAME_SIZE: FrameSize = { width: 512, height: 512 };
