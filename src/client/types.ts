@@ -43,9 +43,17 @@ export interface CreateAvatarVideo {
   audioUrl: string;
   avatarId: string;
   backgroundUrl?: string;
+  /** Extension: the video frame size in pixels (each side even, 256 to 1920; default 512×512). */
+  dimension?: Dimension;
   dangerousFlag?: boolean;
   /** Where to POST a signed event (Standard Webhooks) when the job reaches `completed` or `error`. */
   webhookUrl?: string;
+}
+
+/** A video frame size in pixels (`dimension` of POST /v2/2davatar). */
+export interface Dimension {
+  width: number;
+  height: number;
 }
 
 /** What POST /v2/2davatar answers for the created job. */

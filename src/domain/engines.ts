@@ -1,5 +1,6 @@
 import type { JobProgress } from './job.js';
 import type { AvatarDefinition } from './avatar/definition.js';
+import type { FrameSize } from './frame-size.js';
 
 /** What every engine call receives besides its input. */
 export interface EngineContext {
@@ -23,6 +24,12 @@ export interface LipSyncInput {
   backgroundPath?: string;
   /** Where to write the mp4 (H.264 + AAC). */
   outputPath: string;
+  /**
+   * The video's frame size (even sides); absent: the avatar definition's own size. The avatar is
+   * framed for it (head and shoulders centred, scaled to the shorter side) and the backdrop or
+   * background image covers the whole frame.
+   */
+  outputSize?: FrameSize;
 }
 
 /** Turns speech plus an avatar into an mp4 whose mouth follows the speech. */

@@ -3,6 +3,8 @@
  * asynchronous job. Responses are projections of this record (see `core/views.ts`).
  */
 
+import type { FrameSize } from './frame-size.js';
+
 /** The four states of the spec's state machine (SPEC §3). */
 export const JOB_STATUSES = ['pending', 'ongoing', 'completed', 'error'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -48,6 +50,8 @@ export interface AvatarVideoInput {
   background?: BlobRef;
   /** Probed audio duration in seconds. */
   durationSec: number;
+  /** The requested frame size (`dimension`); absent: the default 512×512. */
+  dimension?: FrameSize;
 }
 
 /** Input of a source separation job after validation and resolution. */

@@ -10,27 +10,9 @@ import { CanvasAvatarAssetRenderer } from '../../src/inference/avatar/asset-rend
 import type { AvatarDefinition } from '../../src/domain/avatar/definition.js';
 import type { EngineContext } from '../../src/domain/engines.js';
 import { CanvasLipSyncEngine } from '../../src/inference/lipsync/engine.js';
-import type { MouthShape, MouthTrackAnalyzer } from '../../src/inference/lipsync/mouth.js';
 import { resolveMediaBinaries, type MediaBinaries } from '../../src/inference/media/binaries.js';
 import { openVideoEncoder, videoEncoderArgs } from '../../src/inference/media/encode-video.js';
-import { builtIns, ffmpegChildren, ffprobeStreams, writeSine } from './helpers.js';
-
-/** Test double: a fixed cycle of visemes, `ceil(duration × fps)` entries like the real analyzer. */
-class FixedSequenceAnalyzer implements MouthTrackAnalyzer {
-  calls = 0;
-  constructor(private readonly seconds: number) {}
-  async analyze(_audioPath: string, fps: number): Promise<MouthShape[]> {
-    this.calls++;
-    const cycle: MouthShape[] = [
-      { open: 0, width: 0, round: 0, closed: 1, teeth: 0 },
-      { open: 0.8, width: 0.2, round: 0, closed: 0, teeth: 0 },
-      { open: 0.3, width: 1, round: 0, closed: 0, teeth: 0 },
-      { open: 0.35, width: 0, round: 1, closed: 0, teeth: 0 },
-      { open: 0.1, width: 0.2, round: 0, closed: 0, teeth: 1 },
-    ];
-    return Array.from({ length: Math.ceil(this.seconds * fps) }, (_, i) => cycle[Math.floor(i / 3) % cycle.length]!);
-  }
-}
+import { builtIns, ffmpegChildren, ffprobeStreams, FixedSequenceAnalyzer, writeSine } from './helpers.js';
 
 let dir: string;
 let audio: string;

@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { loadAvatarDefinitions } from '../../src/inference/avatar/catalogue-definitions.js';
 import type { AvatarDefinition } from '../../src/domain/avatar/definition.js';
+import type { MouthShape, MouthTrackAnalyzer } from '../../src/inference/lipsync/mouth.js';
 
 /** The bundled avatars, by id. */
 export async function builtIns(): Promise<Map<string, AvatarDefinition>> {
@@ -63,4 +64,21 @@ export async function ffmpegChildren(): Promise<string[]> {
     .split('\n')
     .filter((line) => /\bffmpeg\b/.test(line))
     .map((line) => line.trim().split(/\s+/)[0]!);
+}
+
+/** Test double: a fixed cycle of visemes, `ceil(duration × fps)` entries like the real analyzer. */
+export class FixedSequenceAnalyzer implements MouthTrackAnalyzer {
+  calls = 0;
+  constructor(private readonly seconds: number) {}
+  async analyze(_audioPath: string, fps: number): Promise<MouthShape[]> {
+    this.calls++;
+    const cycle: MouthShape[] = [
+      { open: 0, width: 0, round: 0, closed: 1, teeth: 0 },
+      { open: 0.8, width: 0.2, round: 0, closed: 0, teeth: 0 },
+      { open: 0.3, width: 1, round: 0, closed: 0, teeth: 0 },
+      { open: 0.35, width: 0, round: 1, closed: 0, teeth: 0 },
+      { open: 0.1, width: 0.2, round: 0, closed: 0, teeth: 1 },
+    ];
+    return Array.from({ length: Math.ceil(this.seconds * fps) }, (_, i) => cycle[Math.floor(i / 3) % cycle.length]!);
+  }
 }

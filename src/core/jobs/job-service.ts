@@ -81,6 +81,7 @@ export class JobService {
           audio: audio.blob,
           ...(background ? { background: background.blob } : {}),
           durationSec: audio.durationSec,
+          ...(body.dimension ? { dimension: { width: body.dimension.width, height: body.dimension.height } } : {}),
         },
         scratchBlobs: scratchIds(audio, background),
         ...webhook,

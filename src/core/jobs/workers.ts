@@ -86,6 +86,7 @@ export async function runAvatarVideo(job: AvatarVideoJob, deps: WorkerDeps, cont
       avatar,
       backgroundPath: job.input.background ? await pathOf(deps.blobs, job.input.background.id, 'background', context.workDir) : undefined,
       outputPath,
+      ...(job.input.dimension ? { outputSize: job.input.dimension } : {}),
     },
     context,
   );

@@ -38,7 +38,9 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
   ) {}
 
   async render(input: LipSyncInput, context: EngineContext): Promise<void> {
-    const { avatar } = input;
+    // The avatar's geometry is in design units scaled to the frame, so a definition with the job's
+    // frame size draws it framed for that shape (see FrameRenderer) and the encoder takes that size.
+    const avatar = input.outputSize ? { ...input.avatar, width: input.outputSize.width, height: input.outputSize.height } : input.avatar;
     const { signal } = context;
     signal.throwIfAborted();
     const binaries = await (this.binaries ??= resolveEncoderBinaries(this.options.binaries));
