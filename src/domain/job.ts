@@ -74,6 +74,8 @@ interface JobBase {
   completedAt?: string;
   /** Set when a worker takes the job (`ongoing`) and refreshed while it runs. */
   heartbeatAt?: string;
+  /** When the job last moved into `ongoing` (its current run began); stamped by the store with `updatedAt`. */
+  startedAt?: string;
   /**
    * Which run of the job holds it: 1 for the first worker that took it, one more each time another worker
    * took over a run whose worker died (queues with retries). Absent while `pending`. Writes of a run guard

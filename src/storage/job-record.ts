@@ -26,6 +26,7 @@ export function applyPatch(job: Job, patch: JobPatch | undefined, to?: { status:
   if (to) {
     next.status = to.status;
     next.updatedAt = to.now.toISOString();
+    if (to.status === 'ongoing') next.startedAt = next.updatedAt;
   }
   return next;
 }

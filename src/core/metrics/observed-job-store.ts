@@ -1,4 +1,4 @@
-import type { Job, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../../domain/job.js';
+import type { Job, JobExpectation, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../../domain/job.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { MetricsRecorder } from './metrics-recorder.js';
 
@@ -7,12 +7,10 @@ const inputSeconds = (job: Job): number => job.input.durationSec ?? 0;
 
 /**
  * A {@link JobStore} that reports what passes through it to a {@link MetricsRecorder}: creations, every
- * successful transition, and the time from `ongoing` to a final state (for jobs this process took). It
+ * successful transition, and the time from `ongoing` to a final state (read from the record). It
  * changes nothing it forwards, so the job runner needs no metrics code.
  */
 export class ObservedJobStore implements JobStore {
-  /** When each job this process moved to `ongoing` did so (ms), until it ends. */
-  private readonly started = new Map<string, number>();
   // The optional parts are forwarded as they are: present exactly when the inner store has them.
   readonly claimWebhooks?: JobStore['claimWebhooks'];
   readonly settleWebhook?: JobStore['settleWebhook'];
@@ -40,21 +38,27 @@ export class ObservedJobStore implements JobStore {
     return this.inner.get(uid, owner);
   }
 
-  async transition(uid: string, from: readonly JobStatus[], to: JobStatus, patch?: JobPatch): Promise<Job | undefined> {
-    const job = await this.inner.transition(uid, from, to, patch);
+  async transition(
+    uid: string,
+    from: readonly JobStatus[],
+    to: JobStatus,
+    patch?: JobPatch,
+    expect?: JobExpectation,
+  ): Promise<Job | undefined> {
+    const job = await this.inner.transition(uid, from, to, patch, expect);
     if (!job) return job;
     this.metrics.jobReached(job.kind, to);
-    if (to === 'ongoing') this.started.set(uid, Date.parse(job.updatedAt));
-    if (to === 'completed' || to === 'error') {
-      const since = this.started.get(uid);
-      this.started.delete(uid);
-      if (since !== undefined) this.metrics.jobFinished(job.kind, to, Math.max(0, Date.parse(job.updatedAt) - since) / 1000, inputSeconds(job));
+    // The record says when its run began (the store stamps `startedAt` on every move into `ongoing`), whichever
+    // process made that move.
+    if ((to === 'completed' || to === 'error') && job.startedAt) {
+      const seconds = Math.max(0, Date.parse(job.updatedAt) - Date.parse(job.startedAt)) / 1000;
+      this.metrics.jobFinished(job.kind, to, seconds, inputSeconds(job));
     }
     return job;
   }
 
-  patch(uid: string, whileIn: readonly JobStatus[], patch: JobPatch): Promise<boolean> {
-    return this.inner.patch(uid, whileIn, patch);
+  patch(uid: string, whileIn: readonly JobStatus[], patch: JobPatch, expect?: JobExpectation): Promise<boolean> {
+    return this.inner.patch(uid, whileIn, patch, expect);
   }
 
   list(query: ListQuery): Promise<ListResult<Job>> {
