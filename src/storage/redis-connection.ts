@@ -40,6 +40,7 @@ export class RedisConnection {
   readonly #logger: Logger;
   /** `host:port` of the server, for log lines (the URL may hold a password). */
   readonly #where: string;
+  readonly #store: string;
   #state: 'idle' | 'connecting' | 'open' | 'closed' = 'idle';
   /** Settles when the first connection attempt succeeded or failed. */
   #firstAttempt?: Promise<void>;
@@ -47,7 +48,9 @@ export class RedisConnection {
   #outage?: string;
   #lastError = 'not connected yet';
 
-  constructor(url: string, timeouts: RedisTimeouts, logger: Logger) {
+  /** `store` names the store in the outage log lines (default `job store`). */
+  constructor(url: string, timeouts: RedisTimeouts, logger: Logger, store = 'job store') {
+    this.#store = store;
     this.#timeouts = timeouts;
     this.#logger = logger;
     this.#where = hostOf(url);
@@ -104,24 +107,34 @@ export class RedisConnection {
     }
   }
 
-  /** Closes the connection: gracefully within `commandMs` when connected, else at once. Never rejects. */
+  /**
+   * Closes the connection: gracefully within `commandMs` when connected (commands already sent get their
+   * answers), else at once. Never rejects, and never leaves a socket or a reconnection loop behind.
+   *
+   * node-redis's own `close()` marks the client closed before it waits, after which `destroy()` throws and
+   * the socket of a server that stopped answering would stay open; so the graceful part is a PING (answered
+   * after every command sent before it) raced against the time limit, and the end is always `destroy()`.
+   */
   async close(): Promise<void> {
     if (this.#state === 'closed') return;
     const wasOpen = this.#state !== 'idle';
     this.#state = 'closed';
     if (!wasOpen || !this.#client.isOpen) return;
-    if (!this.#client.isReady) {
-      this.#client.destroy();
-      return;
+    if (this.#client.isReady) {
+      let timer: NodeJS.Timeout | undefined;
+      const drained = await Promise.race([
+        this.#client.ping().then(
+          () => true,
+          () => true,
+        ),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.#timeouts.commandMs))),
+      ]).finally(() => clearTimeout(timer));
+      if (!drained) this.#logger.warn('the Redis connection did not close in time; dropping it', { redis: this.#where, waitedMs: this.#timeouts.commandMs });
     }
-    let timer: NodeJS.Timeout | undefined;
-    const closed = await Promise.race([
-      this.#client.close().then(() => true),
-      new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), this.#timeouts.commandMs))),
-    ]).finally(() => clearTimeout(timer));
-    if (!closed) {
-      this.#logger.warn('the Redis connection did not close in time; dropping it', { redis: this.#where, waitedMs: this.#timeouts.commandMs });
+    try {
       this.#client.destroy();
+    } catch (error) {
+      this.#logger.warn('the Redis connection could not be dropped cleanly', { redis: this.#where, error: String(error) });
     }
   }
 
@@ -152,13 +165,13 @@ export class RedisConnection {
     this.#lastError = reason;
     if (this.#state === 'closed' || this.#outage !== undefined) return;
     this.#outage = reason;
-    this.#logger.error('job store unreachable; requests that need it answer 503 until it is back', { redis: this.#where, reason });
+    this.#logger.error(`${this.#store} unreachable; requests that need it answer 503 until it is back`, { redis: this.#where, reason });
   }
 
   #up(): void {
     if (this.#outage === undefined) return;
     this.#outage = undefined;
-    this.#logger.warn('job store reachable again', { redis: this.#where });
+    this.#logger.warn(`${this.#store} reachable again`, { redis: this.#where });
   }
 
   /** The {@link StoreUnavailableError} an operation's failure stands for, or undefined for a genuine error. */

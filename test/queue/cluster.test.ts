@@ -183,15 +183,24 @@ describe('api and worker processes on BullMQ', { timeout: 60_000 }, () => {
     assert.ok(samples > 20, `the store was sampled (${samples} samples)`);
 
     const log = await runs();
+    const killedPid: number = killed.pid!;
     for (const job of done) {
       const input = log.filter((run) => Math.abs(run.seconds - job.input.durationSec) < 0.05);
+      const trace = `job ${job.uid} (${input.map((run) => `${run.event}@${run.pid === killedPid ? 'killed' : run.pid}`).join(', ')})`;
+      const onKilled: Run[] = input.filter((run) => run.pid === killedPid);
+      const onSurvivors: Run[] = input.filter((run) => run.pid !== killedPid);
       const starts = input.filter((run) => run.event === 'start');
-      const ends = input.filter((run) => run.event === 'end');
-      assert.equal(ends.length, 1, `job ${job.uid}: one engine run finished`);
-      const cutShort: number = starts.length - ends.length;
-      const killedUnfinished: number = starts.filter((run) => run.pid === killed.pid && ends[0]!.pid !== killed.pid).length;
-      assert.equal(cutShort, killedUnfinished, `job ${job.uid}: run again only when its worker was killed`);
-      assert.ok((job.attempt ?? 0) >= starts.length, `job ${job.uid}: attempt ${job.attempt} counts its ${starts.length} runs`);
+      const survivorStarts: number = onSurvivors.filter((run) => run.event === 'start').length;
+      const survivorEnds: number = onSurvivors.filter((run) => run.event === 'end').length;
+      // The killed worker may have finished a run and died before storing its result: that run counts as lost
+      // and the job runs again elsewhere. No other process runs a job twice or leaves a run unfinished.
+      assert.ok(onKilled.filter((run) => run.event === 'start').length <= 1, `${trace}: at most one run on the killed worker`);
+      assert.ok(survivorStarts <= 1, `${trace}: at most one run on the processes that lived`);
+      assert.equal(survivorEnds, survivorStarts, `${trace}: every run on the processes that lived finished`);
+      assert.ok(starts.some((run) => input.some((end) => end.event === 'end' && end.pid === run.pid)), `${trace}: one engine run finished`);
+      if (survivorStarts === 1 && onKilled.length > 0) t.diagnostic(`${trace}: run again after the kill`);
+      assert.ok(survivorStarts === 0 || onKilled.length === 0 || job.attempt === 2, `${trace}: a run again after the kill is attempt 2`);
+      assert.ok((job.attempt ?? 0) >= starts.length, `${trace}: attempt ${job.attempt} counts its ${starts.length} runs`);
     }
     const victimJob = done.find((job) => Math.abs(victim.seconds - job.input.durationSec) < 0.05);
     assert.ok(victimJob, 'the killed run belongs to a job');
