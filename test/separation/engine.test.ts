@@ -18,7 +18,7 @@ const silent = { info: () => undefined };
 /** SI-SDR improvement both stems must show on the tone + speech mix (measured: see training/separation/README.md). */
 const MIN_GAIN_DB = 1;
 
-// speech (espeak, low-passed at 7 kHz: the speech stem is band-limited to 8 kHz by design) left-heavy stereo,
+// speech (espeak, low-passed at 7 kHz, as this test was written for the 8 kHz speech stem of v2) left-heavy stereo,
 // 44.1 kHz; a steady 1 kHz + 3.1 kHz tone pair as ambience.
 const SPEECH_FILTER = '[0:a]aresample=44100,lowpass=f=7000:poles=2,lowpass=f=7000:poles=2,volume=0.6,pan=stereo|c0=c0|c1=0.6*c0[s]';
 const TONE_FILTER = '[1:a]volume=0.072,pan=stereo|c0=c0|c1=c0[t]';

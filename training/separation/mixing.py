@@ -21,8 +21,10 @@ class Pool:
     def clip(self, i):
         return self.audio[self.offsets[i]:self.offsets[i + 1]].astype(np.float32) / 32768.0
 
-    def indices(self, catname):
-        return np.nonzero(self.cat == self.catnames.index(catname))[0]
+    def indices(self, *catnames):
+        """Clips of the given categories (those the pool has)."""
+        codes = [self.catnames.index(c) for c in catnames if c in self.catnames]
+        return np.nonzero(np.isin(self.cat, codes))[0]
 
 
 def load_pools(split):
@@ -108,9 +110,21 @@ def amb_segment(rng, pool, length, idx=None):
     return out
 
 
-def ambience(rng, pool, length, p_noise=0.25):
-    if rng.random() < p_noise:
+def sung(rng, pool, length, p_bed=0.7):
+    """A sung line (synthetic singing, sing.py) a cappella or as the lead vocal over music (−6…+9 dB over it)."""
+    v = amb_segment(rng, pool, length, pool.indices("singing"))
+    if rng.random() >= p_bed:
+        return v
+    bed = amb_segment(rng, pool, length, pool.indices("music", "song"))
+    return v / (rms(v) + 1e-6) * 10 ** (rng.uniform(-6, 9) / 20) + bed / (rms(bed) + 1e-6)
+
+
+def ambience(rng, pool, length, p_noise=0.25, p_sung=0.2):
+    r = rng.random()
+    if r < p_noise:
         a = synth_noise(rng, length)
+    elif r < p_noise + p_sung and len(pool.indices("singing")) > 0:
+        a = sung(rng, pool, length)
     else:
         a = amb_segment(rng, pool, length)
         if rng.random() < 0.3:
@@ -129,6 +143,13 @@ def mix(rng, speech, amb, snr_db, gain=True):
     m = speech + amb
     g = 10 ** (rng.uniform(-30, -1) / 20) / (np.max(np.abs(m)) + 1e-8) if gain else 1.0 / (np.max(np.abs(m)) * 1.05 + 1e-8)
     return (m * g).astype(np.float32), (speech * g).astype(np.float32)
+
+
+def example_without_speech(rng, amb_pool, length):
+    """Ambience alone (half of the time sung): the speech target is silence."""
+    a = sung(rng, amb_pool, length) if rng.random() < 0.5 else ambience(rng, amb_pool, length)
+    g = 10 ** (rng.uniform(-30, -1) / 20) / (np.max(np.abs(a)) + 1e-8)
+    return (a * g).astype(np.float32), np.zeros(length, np.float32)
 
 
 def example(rng, sp_pool, amb_pool, length, p_reverb=0.35):

@@ -4,7 +4,10 @@ Speech (real recorded voices):
   fillets-ng-data-cs  /usr/share/games/fillets-ng/sound/<level>/cs/*.ogg  (Czech game dialogue, many characters)
   alsa-utils          /usr/share/sounds/alsa/{Front,Rear,Side}_*.wav      (one speaker; test only)
 Speech (synthetic): espeak-ng, many languages and voice variants; train/test variants are disjoint.
-Ambience: hyperrogue-music (music tracks + sound effects), sonic-pi-samples (loops, ambi incl. sung choir, drums,
+Speech (telephony prompts): asterisk-core-sounds-{en,es,fr}-g722 train; -ru-g722 and -it-g722 (other languages, other
+  speakers) test only.
+Ambience: fretsonfire-songs-muldjord/-sectoid (rock/metal songs, held out by song), synthetic singing (sing.py),
+  hyperrogue-music (music tracks + sound effects), sonic-pi-samples (loops, ambi incl. sung choir, drums,
   instruments), fb-music-high (a tracker module via ffmpeg's libopenmpt), freedoom (sound effects parsed from the WAD),
   and the game soundtracks in MUSIC_PACKAGES (orchestral, rock, electronic, ambient; some with choirs);
   synthetic noise is generated on the fly in mixing.py.
@@ -42,6 +45,27 @@ STATIC_FFMPEG = os.path.join(HERE, "..", "..", "node_modules", "@ffmpeg-installe
 FFMPEGS = [b for b in (os.environ.get("FFMPEG"), STATIC_FFMPEG, "ffmpeg") if b and (b == "ffmpeg" or os.path.exists(b))]
 
 
+def cached(fn):
+    """Keeps each decoded file in data/cache/ (int16), so a prep that is stopped (or re-run) resumes where it was."""
+    def wrapper(path):
+        key = hashlib.sha1(f"{fn.__name__}:{path}:{os.path.getsize(path)}".encode()).hexdigest()[:16]
+        dst = os.path.join(DATA, "cache", key + ".npy")
+        if os.path.exists(dst):
+            x = np.load(dst)
+            return None if x.size == 0 else x.astype(np.float32) / 32767.0
+        x = fn(path)
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        np.save(dst + ".tmp.npy", np.zeros(0, np.int16) if x is None else to_int16(x))
+        os.replace(dst + ".tmp.npy", dst)
+        return x
+    return wrapper
+
+
+def to_int16(x):
+    return np.clip(np.asarray(x, np.float32) * 32767, -32768, 32767).astype(np.int16)
+
+
+@cached
 def decode(path):
     """16 kHz mono float32 (ffmpeg, else sox: ffmpeg rejects three hyperrogue Vorbis files), or None."""
     for binary in FFMPEGS:
@@ -121,6 +145,63 @@ def soundtrack_files():
     return sorted(out)
 
 
+ASTERISK = "/usr/share/asterisk/sounds"
+# (folder, split): asterisk-core-sounds-{en,es,fr,it,ru}-g722. Train: Allison (English and Spanish), June (Canadian
+# French); held out: the Russian voice and Carlo (Italian, male): languages and speakers never heard in training.
+ASTERISK_VOICES = [("en_US_f_Allison", "train"), ("es_MX_f_Allison", "train"), ("fr_CA_f_June", "train"),
+                   ("ru_RU_f_IvrvoiceRU", "test"), ("it_IT_m_Carlo", "test")]
+
+
+@cached
+def decode_g722(path):
+    """Raw G.722 (16 kHz) as ffmpeg reads it with the format named."""
+    r = subprocess.run([FFMPEGS[0], "-nostdin", "-v", "error", "-f", "g722", "-i", path, "-ac", "1", "-ar", str(SR),
+                        "-f", "f32le", "-"], capture_output=True)
+    return np.frombuffer(r.stdout, dtype=np.float32) if r.returncode == 0 and len(r.stdout) > 0 else None
+
+
+FRETSONFIRE = "/usr/share/games/fretsonfire/data/songs"  # fretsonfire-songs-muldjord, -sectoid (CC BY-SA 3.0)
+
+
+def fretsonfire_songs():
+    """Whole songs (backing track song.ogg + guitar.ogg summed), held out by song (one per pack)."""
+    out = []
+    dirs = sorted(os.path.dirname(f) for f in files(FRETSONFIRE, ("song.ogg",)))
+    # held out: one song per pack (the one whose name hashes lowest), so both packs' styles are tested
+    test = {min((d for d in dirs if os.path.dirname(d) == pack), key=lambda d: hashlib.sha1(d.encode()).hexdigest())
+            for pack in {os.path.dirname(d) for d in dirs}}
+    for d in dirs:
+        a, g = decode(os.path.join(d, "song.ogg")), decode(os.path.join(d, "guitar.ogg"))
+        if a is None:
+            continue
+        if g is not None:
+            n = min(len(a), len(g))
+            a = a[:n] + g[:n]
+        out.append((d, "test" if d in test else "train", a))
+    return out
+
+
+def _sing(args):
+    import sing
+    seed, i = args
+    dst = os.path.join(DATA, "cache", f"sing-{seed}-{i}.npy")
+    if os.path.exists(dst):
+        return f"sing:{seed}:{i}", np.load(dst).astype(np.float32) / 32767.0
+    x = sing.singing(np.random.default_rng([seed, i]), 8 * SR)
+    x = x / (np.max(np.abs(x)) + 1e-9) * 0.9
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
+    np.save(dst + ".tmp.npy", to_int16(x))
+    os.replace(dst + ".tmp.npy", dst)
+    return f"sing:{seed}:{i}", x
+
+
+def singing_clips(n, seed):
+    """Synthetic singing (sing.py): n clips of 8 s; train and test use different seeds."""
+    from concurrent.futures import ProcessPoolExecutor
+    with ProcessPoolExecutor(2) as pool:
+        return list(pool.map(_sing, [(seed, i) for i in range(n)]))
+
+
 def espeak_clips(n, voices, seed):
     import espeak_synth  # from ../lipsync: libespeak-ng through ctypes, no process per utterance
     langs = ["en", "en-us", "de", "fr", "es", "it", "pt", "nl", "pl", "cs", "sv", "fi", "tr", "ro", "hu", "da", "hr"]
@@ -147,10 +228,12 @@ def main():
     def add(kind, sp, name, x, cat):
         if x is None:
             return
-        x = x.astype(np.float32)
-        if len(x) < SR // 4 or np.max(np.abs(x)) < 1e-3:
+        peak = float(np.max(np.abs(x))) if len(x) else 0.0
+        if len(x) < SR // 4 or peak < 1e-3:
             return
-        pools[(kind, sp)].append((x, cat))
+        if peak > 0.99:  # a sum of stems (fretsonfire) may exceed full scale
+            x = x * (0.99 / peak)
+        pools[(kind, sp)].append((to_int16(x), cat))  # int16 now: 17 h of float32 clips would need ~10 GB
         split[kind][sp].append(name)
 
     # --- real speech
@@ -164,6 +247,14 @@ def main():
         if "Noise" in f:
             continue
         add("speech", "test", f, decode(f), "real-unseen")
+    # telephony prompts (wideband G.722, 16 kHz), one speaker per folder: whole speakers and languages held out
+    for folder, sp in ASTERISK_VOICES:
+        prompts = files(os.path.join(ASTERISK, folder), (".g722",))
+        if not prompts:
+            print(f"missing asterisk voice {folder}", flush=True)
+        with ThreadPoolExecutor(2) as pool:
+            for f, x in zip(prompts, pool.map(decode_g722, prompts)):
+                add("speech", sp, f, x, "real" if sp == "train" else "real-unseen-language")
     # --- espeak speech, disjoint voice variants
     variants = sorted(os.listdir("/usr/lib/x86_64-linux-gnu/espeak-ng-data/voices/!v"))
     test_var = [v for v in variants if held_out("v:" + v, 0.2)]
@@ -186,6 +277,11 @@ def main():
     with ThreadPoolExecutor(2) as pool:
         for f, x in zip(tracks, pool.map(decode, tracks)):
             add("amb", "test" if held_out(f, 0.2) else "train", f, x, "music")
+    for name, sp, x in fretsonfire_songs():
+        add("amb", sp, name, x, "song")
+    for sp, n, seed in (("train", int(os.environ.get("SING_TRAIN", 240)), 10), ("test", int(os.environ.get("SING_TEST", 40)), 20)):
+        for name, x in singing_clips(n, seed):
+            add("amb", sp, name, x, "singing")
     for wad in files("/usr/share/games/doom", (".wad",)):
         for name, x in freedoom_sounds(wad):
             key = f"{os.path.basename(wad)}:{name}"
@@ -195,7 +291,7 @@ def main():
     for (kind, sp), clips in pools.items():
         cats = sorted({c for _, c in clips})
         lens = np.array([len(x) for x, _ in clips], dtype=np.int64)
-        arrays[f"{kind}_{sp}"] = np.clip(np.concatenate([x for x, _ in clips]) * 32767, -32768, 32767).astype(np.int16)
+        arrays[f"{kind}_{sp}"] = np.concatenate([x for x, _ in clips])
         arrays[f"{kind}_{sp}_offsets"] = np.concatenate([[0], np.cumsum(lens)])
         arrays[f"{kind}_{sp}_cat"] = np.array([cats.index(c) for _, c in clips], dtype=np.int16)
         arrays[f"{kind}_{sp}_catnames"] = np.array(cats)
@@ -224,13 +320,16 @@ def write_heldout():
     """models/separation/heldout.json: the held-out files that exist as plain files, for bench/separation.ts."""
     with open(os.path.join(DATA, "split.json")) as fh:
         split = json.load(fh)
-    amb = {"music": [], "sfx": []}
+    amb = {"music": [], "sfx": [], "song": []}
     for f in split["amb"]["test"]:
         # Package files only (not the tracks extracted from .pk3 archives into data/); the bench decodes with ffmpeg.
-        if f.startswith("/usr/") and os.path.isfile(f) and ffmpeg_reads(f):
+        if f.startswith(FRETSONFIRE) and os.path.isdir(f):
+            amb["song"].append(os.path.join(f, "song.ogg"))  # the backing track (drums, bass, keys, any vocals)
+        elif f.startswith("/usr/") and os.path.isfile(f) and ffmpeg_reads(f):
             amb[ambience_category(f)].append(f)
-    out = {"note": "held out of training by prep.py (by level / speaker / file); used by bench/separation.ts",
-           "speech": [f for f in split["speech"]["test"] if f.startswith("/")],
+    out = {"note": "held out of training by prep.py (by level / speaker / language / file); used by bench/separation.ts",
+           "speech": [f for f in split["speech"]["test"] if f.startswith("/") and not f.startswith(ASTERISK)],
+           "speechOtherLanguages": [f for f in split["speech"]["test"] if f.startswith(ASTERISK)],
            "espeak_test_variants": split["espeak_test_variants"], "ambience": amb}
     dst = os.path.join(HERE, "..", "..", "models", "separation", "heldout.json")
     os.makedirs(os.path.dirname(dst), exist_ok=True)

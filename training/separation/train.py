@@ -1,8 +1,9 @@
 """Trains MaskNet on one CPU thread for a wall-clock budget.
 
-Loss: −SI-SDR(speech estimate) − 0.5·SI-SDR(mixture − speech estimate vs. mixture − speech), i.e. both stems the
-engine writes. Batches: fresh on-the-fly mixtures (mixing.example) plus 25 % codec round-trip mixtures
-(codec.py). Adam, lr 1e-3 → 5e-5 cosine over the budget, gradient clipping 5. Checkpoints to checkpoints/last.pt
+Loss (speech_loss): −SI-SDR(speech estimate) − 0.5·SI-SDR(mixture − speech estimate vs. mixture − speech), i.e. both
+stems the engine writes, plus, for examples without speech, 0.5 × the speech estimate's energy relative to the mixture
+(dB, floored at −40). Batches: fresh on-the-fly mixtures (mixing.example, `--silent` of them ambience alone,
+mixing.example_without_speech) plus 25 % codec round-trip mixtures (codec.py). Adam, lr 1e-3 → 5e-5 cosine over the budget, gradient clipping 5. Checkpoints to checkpoints/last.pt
 every few minutes; log to data/train_log.jsonl.
 """
 import argparse
@@ -29,14 +30,21 @@ def main():
     ap.add_argument("--init-onnx", help="start from the weights of an exported model (fine-tuning), e.g. the shipped one")
     ap.add_argument("--lr", type=float, default=1e-3, help="peak learning rate (cosine decay to 5e-5)")
     ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--silent", type=int, default=1, help="examples per batch without speech (ambience alone, often sung)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     rng = np.random.default_rng(0)
     length = int(args.seconds * mixing.SR)
     sp, amb = mixing.load_pools("train")
-    codec = np.load(os.path.join(mixing.DATA, "codec_train.npz"))
-    cmix, csp = codec["mix"], codec["speech"]
+    codec_path = os.path.join(mixing.DATA, "codec_train.npz")
+    if os.path.exists(codec_path):
+        codec = np.load(codec_path)
+        cmix, csp = codec["mix"], codec["speech"]
+    else:  # codec.py not run (yet): every example is made on the fly
+        print(f"no {codec_path}: training without codec round trips", flush=True)
+        cmix = csp = None
+    n_codec = 2 if cmix is not None else 0
     vsp, vamb = mixing.load_pools("test")
     vrng = np.random.default_rng(123)
     val = [mixing.mix(vrng, mixing.speech_segment(vrng, vsp, 5 * mixing.SR), mixing.ambience(vrng, vamb, 5 * mixing.SR), 0.0)
@@ -72,14 +80,15 @@ def main():
         lr = 5e-5 + 0.5 * (args.lr - 5e-5) * (1 + math.cos(math.pi * min(1.0, elapsed / budget)))
         for g in opt.param_groups:
             g["lr"] = lr
-        ex = [mixing.example(rng, sp, amb, length) for _ in range(args.batch - 2)]
+        ex = [mixing.example(rng, sp, amb, length) for _ in range(args.batch - n_codec - args.silent)]
+        ex += [mixing.example_without_speech(rng, amb, length) for _ in range(args.silent)]
         m = [e[0] for e in ex]; s = [e[1] for e in ex]
-        for i in rng.integers(0, len(cmix), 2):
+        for i in rng.integers(0, len(cmix), n_codec) if n_codec else []:
             o = int(rng.integers(0, cmix.shape[1] - length + 1))
             m.append(cmix[i, o:o + length] / 32768.0); s.append(csp[i, o:o + length] / 32768.0)
         m = torch.from_numpy(np.stack(m).astype(np.float32)); s = torch.from_numpy(np.stack(s).astype(np.float32))
         est = separate(model, m)
-        loss = -si_sdr(est, s).mean() - 0.5 * si_sdr(m - est, m - s).mean()
+        loss = speech_loss(est, m, s)
         opt.zero_grad()
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)
@@ -103,6 +112,18 @@ def main():
                 last_save = time.time()
     torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "spent": time.time() - t0},
                os.path.join(ckdir, "last.pt"))
+
+
+def speech_loss(est, m, s):
+    """−SI-SDR of the speech estimate (examples with speech) − 0.5·SI-SDR of the ambience estimate (all) + 0.5 × the
+    speech estimate's energy relative to the mixture in dB, floored at −40 dB (examples without speech: a song alone
+    must leave the speech stem silent)."""
+    has = s.pow(2).sum(-1) > 0
+    loss = -si_sdr(est[has], s[has]).mean() - 0.5 * si_sdr(m - est, m - s).mean()
+    if (~has).any():
+        ratio = est[~has].pow(2).sum(-1) / (m[~has].pow(2).sum(-1) + 1e-10)
+        loss = loss + 0.5 * (10 * torch.log10(ratio + 1e-4)).mean()
+    return loss
 
 
 def state_from_onnx(path, model):

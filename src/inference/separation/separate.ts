@@ -4,11 +4,11 @@
  *
  * 1. probe the input; no audio stream → Error (the job ends in `error` with that message);
  * 2. decode it twice, streaming: at 16 kHz (model rate) and at its own rate, both with its own channel count;
- * 3. at 16 kHz: STFT per channel, mask from the downmix's magnitudes, masked iSTFT per channel = speech estimate
- *    (band-limited to 8 kHz), in chunks with overlap-add ({@link StreamingSeparator});
- * 4. speech estimate → ffmpeg resampler → input rate; `ambience = input − speech` per channel and sample, so the
- *    two stems sum back to the input (exactly in float; within 16-bit rounding in wav, up to coding loss in mp3),
- *    and everything above 8 kHz stays in the ambience: both outputs are full-band at the input's rate;
+ * 3. at 16 kHz: the model's masks from the downmix's STFT magnitudes, in chunks with context;
+ * 4. at the input's rate: STFT per channel, the masks mapped onto its frames and bins (above 8 kHz a per-frame gain
+ *    from the model's 4–8 kHz mask), masked iSTFT per channel = speech estimate over the whole band
+ *    ({@link FullBandSeparator}); `ambience = input − speech` per channel and sample, so the two stems sum back to
+ *    the input (exactly in float; within 16-bit rounding in wav, up to coding loss in mp3);
  * 5. both stems encoded by ffmpeg while streaming (wav 16-bit by default, mp3 by option).
  *
  * Memory is bounded (one model chunk and stream buffers) whatever the input length.
@@ -17,10 +17,10 @@ import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { Logger } from '../../domain/logger.js';
 import type { JobProgress } from '../../domain/job.js';
 import type { SeparationInput } from '../../domain/engines.js';
-import { decodeAudio, encodeAudio, probeMedia, spawnMedia, type MediaBinaries } from '../media/index.js';
+import { decodeAudio, encodeAudio, probeMedia, type MediaBinaries } from '../media/index.js';
 import { SeparationModel } from './model.js';
-import { StreamingSeparator, concatSamples } from './separator.js';
-import { MODEL_RATE } from './stft.js';
+import { FullBandSeparator } from './fullband.js';
+import { HOP, MODEL_RATE } from './stft.js';
 
 /** The settings of {@link OnnxSeparationEngine}, resolved (plain data: they travel to a worker thread). */
 export interface SeparationSettings {
@@ -91,92 +91,59 @@ export async function separateOnThisThread(
   const ambienceOut = new PassThrough();
   const low = decodeAudio(input.audioPath, { sampleRate: MODEL_RATE, channels, signal: inner, maxDurationSec: measured }, binaries);
   const native = decodeAudio(input.audioPath, { sampleRate, channels, signal: inner, maxDurationSec: measured }, binaries);
-  // The speech estimate travels 16 kHz → input rate through ffmpeg's resampler (or straight through at 16 kHz).
-  let speechSink: Writable;
-  let speechNative: Readable;
-  let resampled: Promise<void> = Promise.resolve();
-  if (sampleRate === MODEL_RATE) {
-    const through = new PassThrough();
-    speechSink = through;
-    speechNative = through;
-  } else {
-    const f32 = (rate: number): string[] => ['-f', 'f32le', '-ar', String(rate), '-ac', String(channels)];
-    const proc = spawnMedia(
-      'ffmpeg',
-      binaries.ffmpegPath,
-      ['-nostdin', '-hide_banner', '-loglevel', 'error', ...f32(MODEL_RATE), '-i', 'pipe:0', ...f32(sampleRate), 'pipe:1'],
-      { stdin: true, signal: inner },
-    );
-    const stdin = proc.child.stdin;
-    const stdout = proc.child.stdout;
-    if (!stdin || !stdout) throw new Error('ffmpeg resampler has no stdio');
-    stdin.on('error', () => undefined); // EPIPE when ffmpeg dies; its exit status reports the error
-    speechSink = stdin;
-    speechNative = stdout;
-    resampled = proc.exited;
-  }
-  const separator = new StreamingSeparator(model, channels, {
-    chunkFrames: Math.round((settings.chunkSeconds * MODEL_RATE) / 256),
+  const separator = new FullBandSeparator(model, channels, sampleRate, {
+    chunkFrames: Math.round((settings.chunkSeconds * MODEL_RATE) / HOP),
   });
 
-  const produce = async (): Promise<void> => {
-    const reader = new FrameReader(channels);
-    for await (const chunk of low as AsyncIterable<Buffer>) {
-      inner.throwIfAborted();
-      const speech = await separator.push(reader.read(chunk));
-      if (speech.length > 0) await write(speechSink, speech);
-    }
-    const rest = await separator.finish();
-    if (rest.length > 0) await write(speechSink, rest);
-    speechSink.end();
-  };
-
   const total = input.durationSec > 0 ? input.durationSec : probe.durationSec;
-  const combine = async (): Promise<void> => {
-    const speechIt = (speechNative as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-    const speechReader = new FrameReader(channels);
-    let speechBuf: Float32Array = new Float32Array(0);
-    let speechEnded = false;
-    const reader = new FrameReader(channels);
+  // One loop pulls both decodes: the input at its own rate, and the 16 kHz copy only while the native frames wait
+  // for masks, so neither side runs ahead by more than one model chunk.
+  const run = async (): Promise<void> => {
+    const lowIt = (low as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
+    const lowReader = new FrameReader(channels);
+    let lowEnded = false;
+    const pullLow = async (): Promise<void> => {
+      const next = await lowIt.next();
+      if (next.done) {
+        lowEnded = true;
+        await separator.finishLow();
+      } else await separator.pushLow(lowReader.read(next.value));
+    };
     let done = 0;
     let reported = 0;
-    for await (const chunk of native as AsyncIterable<Buffer>) {
-      inner.throwIfAborted();
-      const x = reader.read(chunk);
-      while (!speechEnded && speechBuf.length < x.length) {
-        const next = await speechIt.next();
-        if (next.done) speechEnded = true;
-        else speechBuf = concatSamples([speechBuf, speechReader.read(next.value)]);
-      }
-      const s = new Float32Array(x.length);
-      s.set(speechBuf.subarray(0, Math.min(x.length, speechBuf.length)));
-      speechBuf = speechBuf.slice(Math.min(x.length, speechBuf.length));
-      const a = new Float32Array(x.length);
-      for (let i = 0; i < x.length; i++) a[i] = x[i] - s[i];
-      await Promise.all([write(speechOut, s), write(ambienceOut, a)]);
-      done += x.length / channels / sampleRate;
+    const emit = async (): Promise<void> => {
+      while (!lowEnded && separator.needsLow()) await pullLow();
+      const { speech, ambience } = separator.take();
+      if (speech.length === 0) return;
+      await Promise.all([write(speechOut, speech), write(ambienceOut, ambience)]);
+      done += speech.length / channels / sampleRate;
       if (done - reported >= 1) {
         reported = done;
         hooks.onProgress({ done: Math.min(Math.round(done * 10) / 10, total || done), total: total || done, unit: 'seconds' });
       }
+    };
+    const reader = new FrameReader(channels);
+    for await (const chunk of native as AsyncIterable<Buffer>) {
+      inner.throwIfAborted();
+      separator.pushNative(reader.read(chunk));
+      await emit();
     }
+    separator.finishNative();
+    while (!lowEnded) await pullLow();
+    await emit();
     speechOut.end();
     ambienceOut.end();
-    // The resampler may emit a few samples past the input's length: drain them so it can exit.
-    while (!speechEnded) if ((await speechIt.next()).done) speechEnded = true;
     hooks.onProgress({ done: total || done, total: total || done, unit: 'seconds' });
   };
 
   try {
     await Promise.all([
-      produce().catch(fail),
-      combine().catch(fail),
-      resampled.catch(fail),
+      run().catch(fail),
       encode(speechOut, input.speechPath).catch(fail),
       encode(ambienceOut, input.ambiencePath).catch(fail),
     ]);
   } catch (error) {
-    for (const s of [low, native, speechNative, speechOut, ambienceOut]) s.destroy();
+    for (const s of [low, native, speechOut, ambienceOut]) s.destroy();
     throw signal.aborted ? (signal.reason ?? error) : inner.reason instanceof Error ? inner.reason : error;
   } finally {
     signal.removeEventListener('abort', onAbort);
