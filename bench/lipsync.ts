@@ -1,47 +1,64 @@
 /**
- * Lip-sync bench: for 60 s of speech at each frame size of BENCH_LIPSYNC_SIZES (default `512x512`, the avatar's
- * own; e.g. `512x512,1280x720,1920x1080`) and 25 fps, the real-time factor (processing time ÷
- * audio time; below 1 is faster than real time) of the whole job, of analysis alone and of drawing alone, and the
- * time to encode the same number of frames of one static image with the same ffmpeg settings (the encoder's own
- * limit), all in one run; the whole job (frames drawn on a worker thread, the default, and on the main thread) and
- * the encoder limit alternate BENCH_LIPSYNC_ROUNDS times (default 3) and their medians are compared. Then peak
- * memory of a whole job on each of BENCH_LIPSYNC_MEMORY_SECONDS (default 30 and 300 s of speech), each in its own
- * process (an empty BENCH_LIPSYNC_MEMORY_SECONDS skips it).
+ * Lip-sync bench, at each frame size of BENCH_LIPSYNC_SIZES (default `512x512,1280x720,1920x1080`) and 25 fps,
+ * for BENCH_LIPSYNC_SECONDS of speech (default 20):
+ *
+ * - the whole job (analysis, drawing on the frame worker, encoding; frames go to ffmpeg as yuv420p, the engine's
+ *   default) against the encoder's own limit: the same number of frames of one static image through ffmpeg with
+ *   the same settings and the same input format, at the same size. Both alternate BENCH_LIPSYNC_ROUNDS times
+ *   (default 3; 0 skips the timings) with the RGBA pipeline (frames as RGBA, ffmpeg converting them, as before yuv420p frames) and its
+ *   own static limit; each figure is the median of its rounds. Wall time (the real-time factor: processing time
+ *   ÷ audio time, below 1 is faster than real time) and CPU time (this process's threads plus ffmpeg's, which is
+ *   what a shared machine's noise disturbs least) are both reported;
+ * - the drawing alone on one thread (CPU time ÷ audio time) and the analysis alone (median of 3 after a first, cold one:
+ *   `analysisColdRtf`, which starts the analysis worker);
+ * - then peak memory of whole jobs of BENCH_LIPSYNC_MEMORY_SECONDS (default `30,300`) of speech at each size, each
+ *   in its own process: the peak sum of the resident sets of that process (worker threads included) and its
+ *   ffmpeg, sampled from /proc, and each one's own peak (an empty BENCH_LIPSYNC_MEMORY_SECONDS skips it).
+ *
+ * One JSON line per size (`lipsync`) and per memory run (`lipsync-memory`).
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { resolveMediaBinaries } from '../src/inference/media/index.js';
+import { resolveMediaBinaries, type MediaBinaries } from '../src/inference/media/index.js';
 import { openVideoEncoder } from '../src/inference/media/encode-video.js';
+import { rawFrameBytes, type RawVideoFormat } from '../src/inference/media/raw-video.js';
 import { FrameRenderer } from '../src/inference/render/frame-renderer.js';
-import type { RenderThread } from '../src/inference/render/frame-source.js';
 import { CanvasLipSyncEngine } from '../src/inference/lipsync/engine.js';
 import { OnnxMouthAnalyzer } from '../src/inference/lipsync/onnx-mouth-analyzer.js';
 import { RESTING_MOUTH, type MouthShape } from '../src/inference/lipsync/mouth.js';
 import { loadAvatarDefinitions } from '../src/inference/avatar/catalogue-definitions.js';
+import type { AvatarDefinition } from '../src/domain/avatar/definition.js';
 import type { BenchSection } from './lib/settings.js';
 import { median } from './lib/stats.js';
+import { cpuSeconds } from './lipsync/cpu-time.js';
 import { makeSpeech } from './lipsync/speech.js';
+import { sampleTreeMemory } from './lipsync/tree-memory.js';
 
-const run = promisify(execFile);
-const SECONDS = Number(process.env.BENCH_LIPSYNC_SECONDS ?? 60);
-const ROUNDS = Math.max(1, Number(process.env.BENCH_LIPSYNC_ROUNDS ?? 3));
+const SECONDS = Number(process.env.BENCH_LIPSYNC_SECONDS ?? 20);
+const ROUNDS = Math.max(0, Number(process.env.BENCH_LIPSYNC_ROUNDS ?? 3));
 const list = (value: string) => value.split(',').map((item) => item.trim()).filter((item) => item !== '');
 const MEMORY_SECONDS = list(process.env.BENCH_LIPSYNC_MEMORY_SECONDS ?? '30,300').map(Number);
 /** Frame sizes to measure, `WIDTHxHEIGHT` each. */
-const SIZES = list(process.env.BENCH_LIPSYNC_SIZES ?? '512x512').map((item) => {
+const SIZES = list(process.env.BENCH_LIPSYNC_SIZES ?? '512x512,1280x720,1920x1080').map((item) => {
   const match = /^(\d+)x(\d+)$/.exec(item);
   if (!match) throw new Error(`BENCH_LIPSYNC_SIZES: ${item} is not WIDTHxHEIGHT`);
   return { width: Number(match[1]), height: Number(match[2]) };
 });
 
-const timed = async (work: () => Promise<unknown>) => {
+/** Wall and CPU seconds of one piece of work. */
+interface Cost {
+  wall: number;
+  cpu: number;
+}
+
+const measured = async (work: () => Promise<unknown>): Promise<Cost> => {
+  const cpu = cpuSeconds();
   const start = performance.now();
   await work();
-  return (performance.now() - start) / 1000;
+  return { wall: (performance.now() - start) / 1000, cpu: cpuSeconds() - cpu };
 };
 
 export const lipSyncBench: BenchSection = async (_settings, emit) => {
@@ -50,88 +67,153 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
     const binaries = await resolveMediaBinaries();
     const [avatar] = await loadAvatarDefinitions();
     if (!avatar) throw new Error('no avatar definitions');
-    // Memory first, while this process is still small: on Linux a child's peak RSS can include its parent's.
-    const child = fileURLToPath(new URL('./lipsync/memory-child.ts', import.meta.url));
     for (const seconds of MEMORY_SECONDS) {
       const speech = await makeSpeech(dir, seconds, binaries.ffmpegPath);
-      const { stdout } = await run(process.execPath, ['--import', 'tsx', child, speech, String(seconds)], { maxBuffer: 1 << 20 });
-      const result = JSON.parse(stdout) as { seconds: number; maxRssMiB: number };
-      emit({ bench: 'lipsync-memory', audioSeconds: seconds, wholeJobSeconds: round(result.seconds), peakRssMiB: round(result.maxRssMiB) });
+      for (const size of SIZES) emit(await memoryRun(speech, seconds, size));
     }
+    if (ROUNDS === 0) return;
     const audioPath = await makeSpeech(dir, SECONDS, binaries.ffmpegPath);
-    const frames = Math.ceil(SECONDS * avatar.fps);
     const analyzer = new OnnxMouthAnalyzer({ binaries });
     const signal = new AbortController().signal;
-    const context = { signal, onProgress: () => undefined, workDir: dir };
-
     let track: MouthShape[] = [];
-    const analysis = await timed(async () => {
-      track = await analyzer.analyze(audioPath, avatar.fps, signal);
-    });
-    for (const size of SIZES) {
-      // The avatar drawn at this frame size, as the engine does for a job's `dimension`.
-      const sized = { ...avatar, ...size };
-      const job = (renderThread: RenderThread) =>
-        timed(() =>
-          new CanvasLipSyncEngine(analyzer, { binaries, renderThread }).render(
-            { audioPath, durationSec: SECONDS, avatar, outputSize: size, outputPath: join(dir, `job-${renderThread}.mp4`) },
-            context,
-          ),
-        );
-      const still = Buffer.from(new FrameRenderer(sized).render(0, RESTING_MOUTH));
-      const staticEncode = () =>
-        timed(async () => {
-          const encoder = openVideoEncoder(
-            { ...size, fps: avatar.fps, audioPath, outputPath: join(dir, 'static.mp4') },
-            binaries,
-          );
-          for (let i = 0; i < frames; i++) await encoder.write(still);
-          await encoder.finish();
-        });
-      // The machine's speed drifts (shared cores): the job and the encoder limit are measured in
-      // alternation, ROUNDS times, and each is reported as its median.
-      const wholeRuns: number[] = [];
-      const mainThreadRuns: number[] = [];
-      const staticRuns: number[] = [];
-      for (let r = 0; r < ROUNDS; r++) {
-        wholeRuns.push(await job('worker'));
-        staticRuns.push(await staticEncode());
-        mainThreadRuns.push(await job('main'));
-      }
-      const whole = median(wholeRuns);
-      const encoderLimit = median(staticRuns);
-      const renderer = new FrameRenderer(sized);
-      const frame = new Uint8Array(size.width * size.height * 4);
-      const drawing = await timed(async () => {
-        for (let i = 0; i < frames; i++) {
-          renderer.renderInto(i, track[i] ?? RESTING_MOUTH, frame); // as a job draws into its frame ring
-          await new Promise((resolve) => setImmediate(resolve)); // lets the face buffers be freed, as in a job
-        }
+    // The first analysis starts the analysis worker and compiles its code (reported as `analysisColdRtf`); the
+    // analysis of a job is the median of three after it.
+    const analyze = () =>
+      measured(async () => {
+        track = await analyzer.analyze(audioPath, avatar.fps, signal);
       });
+    const analysisCold = await analyze();
+    const analysisRuns = [await analyze(), await analyze(), await analyze()];
+    const analysis = { wall: median(analysisRuns.map((run) => run.wall)) };
+    for (const size of SIZES) {
+      const scenario = { audioPath, avatar, size, binaries, analyzer, dir };
+      const runs: Record<'job' | 'still' | 'rgbaJob' | 'rgbaStill', Cost[]> = { job: [], still: [], rgbaJob: [], rgbaStill: [] };
+      // Unmeasured: the first job at a size starts the frame worker and draws the avatar's layers for it.
+      await wholeJob(scenario, 'yuv420p');
+      const loadBefore = loadavg()[0]!;
+      // The machine's speed drifts (shared cores): the measurements alternate, ROUNDS times, and each is
+      // reported as its median.
+      for (let r = 0; r < ROUNDS; r++) {
+        runs.job.push(await wholeJob(scenario, 'yuv420p'));
+        runs.still.push(await staticEncode(scenario, 'yuv420p'));
+        runs.rgbaJob.push(await wholeJob(scenario, 'rgba'));
+        runs.rgbaStill.push(await staticEncode(scenario, 'rgba'));
+      }
+      const wall = (costs: Cost[]) => median(costs.map((cost) => cost.wall));
+      const cpu = (costs: Cost[]) => median(costs.map((cost) => cost.cpu));
+      const job = wall(runs.job);
       emit({
         bench: 'lipsync',
         audioSeconds: SECONDS,
         size: `${size.width}x${size.height}`,
         fps: avatar.fps,
-        frames,
-        wholeJobSeconds: round(whole),
-        wholeJobRtf: round(whole / SECONDS),
-        analysisRtf: round(analysis / SECONDS),
-        drawingRtf: round(drawing / SECONDS),
-        staticEncodeSeconds: round(encoderLimit),
-        staticEncodeRtf: round(encoderLimit / SECONDS),
-        wholeJobVsEncoderLimit: round(whole / encoderLimit),
-        mainThreadWholeJobVsEncoderLimit: round(median(mainThreadRuns) / encoderLimit),
+        frames: Math.ceil(SECONDS * avatar.fps),
+        frameFormat: 'yuv420p',
+        wholeJobSeconds: round(job),
+        wholeJobRtf: round(job / SECONDS),
+        timesFasterThanRealTime: round(SECONDS / job),
+        staticEncodeSeconds: round(wall(runs.still)),
+        staticEncodeRtf: round(wall(runs.still) / SECONDS),
+        wholeJobVsEncoderLimit: round(job / wall(runs.still)),
+        wholeJobCpuSeconds: round(cpu(runs.job)),
+        staticEncodeCpuSeconds: round(cpu(runs.still)),
+        wholeJobCpuVsEncoderLimit: round(cpu(runs.job) / cpu(runs.still)),
+        analysisRtf: round(analysis.wall / SECONDS),
+        analysisColdRtf: round(analysisCold.wall / SECONDS),
+        drawingCpuRtf: round(drawingCpu(avatar, size, track, 'yuv420p') / SECONDS),
+        rgba: {
+          wholeJobRtf: round(wall(runs.rgbaJob) / SECONDS),
+          staticEncodeRtf: round(wall(runs.rgbaStill) / SECONDS),
+          wholeJobVsEncoderLimit: round(wall(runs.rgbaJob) / wall(runs.rgbaStill)),
+          wholeJobCpuSeconds: round(cpu(runs.rgbaJob)),
+          staticEncodeCpuSeconds: round(cpu(runs.rgbaStill)),
+          drawingCpuRtf: round(drawingCpu(avatar, size, track, 'rgba') / SECONDS),
+        },
+        yuvJobVsRgbaJob: round(job / wall(runs.rgbaJob)),
+        yuvJobCpuVsRgbaJobCpu: round(cpu(runs.job) / cpu(runs.rgbaJob)),
         rounds: ROUNDS,
-        wholeJobRuns: wholeRuns.map(round),
-        mainThreadWholeJobRuns: mainThreadRuns.map(round),
-        staticEncodeRuns: staticRuns.map(round),
-        target: 'wholeJobVsEncoderLimit <= 1.3, wholeJobRtf <= 0.5',
+        runs: Object.fromEntries(Object.entries(runs).map(([name, costs]) => [name, costs.map((c) => [round(c.wall), round(c.cpu)])])),
+        loadAverage: [round(loadBefore), round(loadavg()[0]!)],
+        target: 'wholeJobVsEncoderLimit <= 1.3; timesFasterThanRealTime >= 2 at 1280x720 and 1920x1080',
       });
     }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 };
+
+/** What one size's measurements share. */
+interface Scenario {
+  audioPath: string;
+  avatar: AvatarDefinition;
+  size: { width: number; height: number };
+  binaries: MediaBinaries;
+  analyzer: OnnxMouthAnalyzer;
+  dir: string;
+}
+
+/** A whole job as the server runs it (frame worker, analysis on its worker), frames sent to ffmpeg as `format`. */
+function wholeJob({ audioPath, avatar, size, binaries, analyzer, dir }: Scenario, format: RawVideoFormat): Promise<Cost> {
+  const engine = new CanvasLipSyncEngine(analyzer, { binaries, frameFormat: format });
+  const context = { signal: new AbortController().signal, onProgress: () => undefined, workDir: dir };
+  return measured(() =>
+    engine.render({ audioPath, durationSec: SECONDS, avatar, outputSize: size, outputPath: join(dir, `job-${format}.mp4`) }, context),
+  );
+}
+
+/** The encoder's limit: the job's number of frames of one still image, with the job's settings and audio. */
+async function staticEncode({ audioPath, avatar, size, binaries, dir }: Scenario, format: RawVideoFormat): Promise<Cost> {
+  const still = new Uint8Array(rawFrameBytes(format, size.width, size.height));
+  new FrameRenderer({ ...avatar, ...size }).renderFormatInto(format, 0, RESTING_MOUTH, still);
+  const frames = Math.ceil(SECONDS * avatar.fps);
+  return measured(async () => {
+    const encoder = openVideoEncoder(
+      { ...size, fps: avatar.fps, pixelFormat: format, audioPath, audioMaxSec: SECONDS, outputPath: join(dir, `static-${format}.mp4`) },
+      binaries,
+    );
+    for (let i = 0; i < frames; i++) await encoder.write(still);
+    await encoder.finish();
+  });
+}
+
+/**
+ * CPU seconds to draw the job's frames on this thread, as the frame worker does, into one reused buffer: the
+ * second of two passes, each with a new renderer (the first draws the layers of every tilt step the motion visits).
+ */
+function drawingCpu(avatar: AvatarDefinition, size: { width: number; height: number }, track: MouthShape[], format: RawVideoFormat): number {
+  const frame = new Uint8Array(rawFrameBytes(format, size.width, size.height));
+  const frames = Math.ceil(SECONDS * avatar.fps);
+  let cpu = 0;
+  for (let pass = 0; pass < 2; pass++) {
+    const renderer = new FrameRenderer({ ...avatar, ...size });
+    const start = cpuSeconds();
+    for (let i = 0; i < frames; i++) renderer.renderFormatInto(format, i, track[i] ?? RESTING_MOUTH, frame);
+    cpu = cpuSeconds() - start;
+  }
+  return cpu;
+}
+
+/** Peak memory of one whole job of `seconds` at `size`, in its own process, sampled from outside. */
+async function memoryRun(speech: string, seconds: number, size: { width: number; height: number }) {
+  const child = fileURLToPath(new URL('./lipsync/memory-child.ts', import.meta.url));
+  let sampler: ReturnType<typeof sampleTreeMemory> | undefined;
+  const output = await new Promise<string>((resolve, reject) => {
+    const proc = execFile(process.execPath, ['--import', 'tsx', child, speech, String(seconds), `${size.width}x${size.height}`], { maxBuffer: 1 << 20 }, (error, stdout) =>
+      error ? reject(error) : resolve(stdout),
+    );
+    sampler = sampleTreeMemory(proc.pid!);
+  });
+  const tree = await sampler!.stop();
+  const result = JSON.parse(output) as { seconds: number; maxRssMiB: number };
+  return {
+    bench: 'lipsync-memory',
+    size: `${size.width}x${size.height}`,
+    audioSeconds: seconds,
+    wholeJobSeconds: round(result.seconds),
+    peakTreeRssMiB: round(tree.peakTreeRssMiB),
+    peakRssByProcessMiB: Object.fromEntries(Object.entries(tree.peakRssByCommandMiB).map(([name, mib]) => [name, round(mib)])),
+    samples: tree.samples,
+  };
+}
 
 const round = (value: number) => Math.round(value * 1000) / 1000;

@@ -1,7 +1,8 @@
 /**
  * The built-in lip-sync engine at a job's frame size: the mp4 has exactly that size, the background
- * covers the whole frame, and the avatar is centred and scaled without stretching (its box keeps the
- * proportions it has at 512×512).
+ * covers the whole frame, and the avatar is framed for the shape (see frameDesign()): centred, scaled to
+ * the shorter side without stretching, standing on the bottom edge of a landscape frame, and in a portrait
+ * frame with a quarter of the spare height above the head and the torso reaching the bottom edge.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -14,6 +15,7 @@ import { createCanvas } from '@napi-rs/canvas';
 import type { AvatarDefinition } from '../../src/domain/avatar/definition.js';
 import { CanvasLipSyncEngine } from '../../src/inference/lipsync/engine.js';
 import { resolveMediaBinaries, type MediaBinaries } from '../../src/inference/media/binaries.js';
+import { PORTRAIT_HEADROOM } from '../../src/inference/render/framing.js';
 import { builtIns, FixedSequenceAnalyzer, writeSine } from './helpers.js';
 
 const run = promisify(execFile);
@@ -87,7 +89,7 @@ function avatarBox(rgb: Buffer, width: number, height: number) {
   return { x0, y0, x1, y1, w: x1 - x0 + 1, h: y1 - y0 + 1, cornersGreen };
 }
 
-test('1280×720 and 1080×1920 jobs make an mp4 of that size, the avatar centred, unstretched, the background covering the frame', async () => {
+test('1280×720 and 1080×1920 jobs make an mp4 of that size, the avatar framed for the shape, unstretched, the background covering the frame', async () => {
   const square = avatarBox(await firstFrame(await renderAt('square')), 512, 512);
   assert.ok(square.w > 100 && square.h > 100, `avatar at 512×512: ${JSON.stringify(square)}`);
   for (const size of [
@@ -103,10 +105,18 @@ test('1280×720 and 1080×1920 jobs make an mp4 of that size, the avatar centred
     const left = box.x0;
     const right = size.width - 1 - box.x1;
     assert.ok(left > 0 && right > 0 && Math.abs(left - right) <= size.width * 0.01, `margins ${left} / ${right}: ${what}`);
-    // Scaled to the shorter side, standing on the bottom edge, proportions kept (not stretched).
+    // Scaled to the shorter side (as wide as at 512×512 times the scale: not stretched), the bust reaching the
+    // bottom edge; the top of the head where the framing puts it.
     const scale = Math.min(size.width, size.height) / 512;
-    assert.ok(Math.abs(box.h / (square.h * scale) - 1) < 0.04, `height ${box.h} vs ${square.h} × ${scale}: ${what}`);
-    assert.ok(Math.abs(box.w / box.h / (square.w / square.h) - 1) < 0.04, `aspect ${box.w / box.h} vs ${square.w / square.h}: ${what}`);
+    assert.ok(Math.abs(box.w / (square.w * scale) - 1) < 0.04, `width ${box.w} vs ${square.w} × ${scale}: ${what}`);
     assert.equal(box.y1, size.height - 1, `the bust reaches the bottom edge: ${what}`);
+    const headroom = (size.height - 512 * scale) * PORTRAIT_HEADROOM;
+    assert.ok(Math.abs(box.y0 - (headroom + square.y0 * scale)) <= size.height * 0.01, `top ${box.y0} vs ${headroom} + ${square.y0} × ${scale}: ${what}`);
+    if (size.height <= size.width) {
+      assert.ok(Math.abs(box.h / (square.h * scale) - 1) < 0.04, `height ${box.h} vs ${square.h} × ${scale}: ${what}`);
+    } else {
+      // The head sits in the upper half of a portrait frame, not under an empty backdrop.
+      assert.ok(box.y0 < size.height * 0.25, `the head starts in the upper quarter: ${what}`);
+    }
   }
 });

@@ -1,4 +1,4 @@
-import type { MouthShape } from './mouth.js';
+import { MOUTH_KEYS, type MouthShape } from './mouth.js';
 import type { MouthAnalysis, MouthAnalysisSettings } from './mouth-analysis.js';
 
 /** One analysis, as sent to the analysis worker. */
@@ -9,23 +9,23 @@ export interface AnalysisTask {
   durationSec?: number;
 }
 
-/** A {@link MouthAnalysis} with its shapes packed into one array (5 values per frame), as the worker returns it. */
+/** A {@link MouthAnalysis} with its shapes packed into one array (one value per parameter per frame), as the worker returns it. */
 export type PackedAnalysis = Omit<MouthAnalysis, 'shapes'> & { shapes: Float64Array };
 
-const KEYS = ['open', 'width', 'round', 'closed', 'teeth'] as const;
-
-/** Shapes → `[frames * 5]` doubles (exact) in `open, width, round, closed, teeth` order (cheap to move between threads). */
+/** Shapes → `[frames * 7]` doubles (exact) in {@link MOUTH_KEYS} order, absent ones 0 (cheap to move between threads). */
 export function packShapes(shapes: readonly MouthShape[]): Float64Array {
-  const packed = new Float64Array(shapes.length * KEYS.length);
-  shapes.forEach((shape, i) => KEYS.forEach((key, j) => (packed[i * KEYS.length + j] = shape[key])));
+  const n = MOUTH_KEYS.length;
+  const packed = new Float64Array(shapes.length * n);
+  shapes.forEach((shape, i) => MOUTH_KEYS.forEach((key, j) => (packed[i * n + j] = shape[key] ?? 0)));
   return packed;
 }
 
 /** The inverse of {@link packShapes}. */
 export function unpackShapes(packed: Float64Array): MouthShape[] {
   const shapes: MouthShape[] = [];
-  for (let o = 0; o < packed.length; o += KEYS.length) {
-    shapes.push({ open: packed[o]!, width: packed[o + 1]!, round: packed[o + 2]!, closed: packed[o + 3]!, teeth: packed[o + 4]! });
+  for (let o = 0; o < packed.length; o += MOUTH_KEYS.length) {
+    const [open, width, round, closed, teeth, press, tongue] = packed.subarray(o, o + MOUTH_KEYS.length);
+    shapes.push({ open: open!, width: width!, round: round!, closed: closed!, teeth: teeth!, press: press!, tongue: tongue! });
   }
   return shapes;
 }

@@ -1,7 +1,8 @@
 /**
  * The compute of the built-in {@link OnnxMouthAnalyzer}, on the thread that calls it (a worker thread by default):
  * ffmpeg decodes any input to 16 kHz mono float PCM (streamed), log-mel features are computed on the fly, the ONNX
- * viseme model runs in 10 s chunks and the posteriors become one mouth shape per video frame (see mouth-track.ts).
+ * viseme model runs in 10 s chunks, the features also tell speech from pauses (voice-activity.ts), and the posteriors
+ * become one mouth shape per video frame (see mouth-track.ts).
  * Memory: the features (16 KB per second) and posteriors (3.6 KB per second), never the audio.
  */
 import type { Readable } from 'node:stream';
@@ -10,6 +11,7 @@ import { LogMelExtractor, N_MELS, SAMPLE_RATE } from './features.js';
 import type { MouthShape } from './mouth.js';
 import { mouthTrack, videoFrameCount, type MouthTrackOptions } from './mouth-track.js';
 import { VisemeModel, type ChunkOptions } from './viseme-model.js';
+import { voiceActivity } from './voice-activity.js';
 
 /** What the analysis needs besides the recording: the settings of {@link OnnxMouthAnalyzer}, resolved. */
 export interface MouthAnalysisSettings {
@@ -66,7 +68,9 @@ export async function analyzeMouth(
   const usedSec = probedSec > 0 ? probedSec : decodedSec;
   const model = await modelLoad;
   const posteriors = await model.posteriors(features, frames, settings.chunks, signal);
-  const shapes = mouthTrack(posteriors, frames, fps, videoFrameCount(usedSec, fps), settings.mouth);
+  const voice = settings.mouth?.voice;
+  const activity = voice === false ? undefined : voiceActivity(features, frames, voice);
+  const shapes = mouthTrack(posteriors, frames, fps, videoFrameCount(usedSec, fps), settings.mouth, activity);
   return { shapes, posteriors, frames, durationSec: usedSec, decodedSec };
 }
 

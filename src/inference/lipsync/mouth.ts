@@ -13,10 +13,21 @@ export interface MouthShape {
   closed: number;
   /** Upper teeth on the lower lip (F, V): 1 fully. */
   teeth: number;
+  /**
+   * How firmly closed lips press together, rolled in and thinned (P, B, M): 0 relaxed (rest), 1 pressed.
+   * Only drawn with `closed`; absent means 0, so analyzers written before it still work.
+   */
+  press?: number;
+  /** Tongue tip raised behind the upper teeth (L, TH), seen in an open mouth: 0 low, 1 raised. Absent means 0. */
+  tongue?: number;
 }
 
 /** The resting, closed mouth used in silence. */
-export const RESTING_MOUTH: Readonly<MouthShape> = Object.freeze({ open: 0, width: 0, round: 0, closed: 1, teeth: 0 });
+export const RESTING_MOUTH: Readonly<MouthShape> = Object.freeze({ open: 0, width: 0, round: 0, closed: 1, teeth: 0, press: 0, tongue: 0 });
+
+/** The parameters of a {@link MouthShape}, in a fixed order (packing, filtering). */
+export const MOUTH_KEYS = ['open', 'width', 'round', 'closed', 'teeth', 'press', 'tongue'] as const;
+export type MouthKey = (typeof MOUTH_KEYS)[number];
 
 /** Turns a recording into one {@link MouthShape} per video frame. */
 export interface MouthTrackAnalyzer {

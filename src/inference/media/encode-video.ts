@@ -5,6 +5,7 @@ import { createCanvas, type Canvas } from '@napi-rs/canvas';
 import { resolveMediaBinaries, type MediaBinaries, type ResolveMediaBinariesOptions } from './binaries.js';
 import { decodedDurationTrim } from './duration-cap.js';
 import { spawnMedia, untrustedFileInput, type MediaProcess } from './process.js';
+import { rawFrameBytes, type RawVideoFormat } from './raw-video.js';
 
 /** x264 presets, fastest first. */
 export type X264Preset = 'ultrafast' | 'superfast' | 'veryfast' | 'faster' | 'fast' | 'medium' | 'slow';
@@ -37,9 +38,15 @@ export const DEFAULT_MAX_QUEUED_FRAMES = 3;
 
 /** Options of {@link openVideoEncoder} and {@link encodeVideo}. */
 export interface VideoEncodeOptions extends VideoEncoderSettings {
-  /** Frame size in pixels; every frame is `width × height × 4` bytes of RGBA. */
+  /** Frame size in pixels (even sides for `yuv420p`). */
   width: number;
   height: number;
+  /**
+   * What each frame written is (default `rgba`: `width × height × 4` bytes). With `yuv420p` (BT.601 limited
+   * range, as ffmpeg converts RGB by default) ffmpeg converts nothing: at 1920×1080 its conversion from RGBA
+   * costs about as much CPU as drawing the frame.
+   */
+  pixelFormat?: RawVideoFormat;
   fps: number;
   /** Where to write the mp4; replaced if it exists, removed again on failure. */
   outputPath: string;
@@ -72,14 +79,15 @@ export const DEFAULT_VIDEO_SETTINGS: Required<Omit<VideoEncoderSettings, 'thread
   audioBitrateKbps: 128,
 };
 
-/** The ffmpeg arguments for raw RGBA on stdin (+ optional audio) to an H.264/AAC mp4. */
+/** The ffmpeg arguments for raw frames on stdin (+ optional audio) to an H.264/AAC mp4. */
 export function videoEncoderArgs(options: VideoEncodeOptions): string[] {
   const { width, height, fps } = options;
+  if (options.pixelFormat === 'yuv420p' && (width % 2 || height % 2)) throw new RangeError(`yuv420p frames need even sides, not ${width}×${height}`);
   const preset = options.preset ?? DEFAULT_VIDEO_SETTINGS.preset;
   const crf = options.crf ?? DEFAULT_VIDEO_SETTINGS.crf;
   const args = [
     '-nostdin', '-hide_banner', '-loglevel', 'error',
-    '-f', 'rawvideo', '-pix_fmt', 'rgba', '-video_size', `${width}x${height}`, '-framerate', String(fps), '-i', 'pipe:0',
+    '-f', 'rawvideo', '-pix_fmt', options.pixelFormat ?? 'rgba', '-video_size', `${width}x${height}`, '-framerate', String(fps), '-i', 'pipe:0',
   ];
   if (options.audioPath) args.push(...untrustedFileInput(options.audioPath));
   args.push('-map', '0:v:0');
@@ -106,7 +114,7 @@ function abortReason(signal: AbortSignal | undefined): Error {
 }
 
 /**
- * One running ffmpeg that turns raw RGBA frames written to its stdin into an mp4. Create it with
+ * One running ffmpeg that turns raw frames (RGBA unless told otherwise) written to its stdin into an mp4. Create it with
  * {@link openVideoEncoder}; call {@link write} for each frame (awaiting it respects backpressure),
  * then {@link finish}. On any failure the partial output file is removed.
  */
@@ -126,7 +134,7 @@ export class VideoEncoder {
     private readonly options: VideoEncodeOptions,
     binaries: MediaBinaries,
   ) {
-    this.frameBytes = options.width * options.height * 4;
+    this.frameBytes = rawFrameBytes(options.pixelFormat ?? 'rgba', options.width, options.height);
     this.maxQueued = Math.max(1, options.maxQueuedFrames ?? DEFAULT_MAX_QUEUED_FRAMES);
     this.proc = spawnMedia('ffmpeg', binaries.ffmpegPath, videoEncoderArgs(options), {
       signal: options.signal,
@@ -147,7 +155,7 @@ export class VideoEncoder {
   }
 
   /**
-   * Queues one frame (`width × height × 4` RGBA bytes). Resolves at once while fewer than
+   * Queues one frame (`width × height × 4` RGBA bytes, or as the `pixelFormat` says). Resolves at once while fewer than
    * `maxQueuedFrames` frames wait to go into ffmpeg's pipe, otherwise as soon as one of them has.
    * The buffer is written later, so it must not be modified after this call (pass a fresh one),
    * or not before `onWritten` is called, once ffmpeg's pipe holds its bytes (or writing failed).

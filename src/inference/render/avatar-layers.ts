@@ -7,7 +7,7 @@ import { createCanvas, type Canvas } from '@napi-rs/canvas';
 import type { IdlePose } from '../avatar/idle-motion.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import { applyPartTransform, paintPart, PART_ANCHOR, REST_POSE, STATIC_PARTS, type AvatarGeometry, type AvatarPart } from './avatar-painter.js';
-import type { SpanLayer } from './compositor.js';
+import type { Box, SpanLayer } from './compositor.js';
 
 /** One cached part: its pixels at frame resolution and the frame pixel where its corner sits at rest. */
 export interface Layer {
@@ -16,14 +16,6 @@ export interface Layer {
   y: number;
   /** Its pixels prepared for composition in TypeScript (made on first use). */
   spans?: SpanLayer;
-}
-
-/** A rectangle in pixels, end exclusive. */
-export interface Box {
-  x0: number;
-  y0: number;
-  x1: number;
-  y1: number;
 }
 
 /**

@@ -27,6 +27,14 @@ export interface Placement {
   y: number;
 }
 
+/** A rectangle in pixels, end exclusive. */
+export interface Box {
+  x0: number;
+  y0: number;
+  x1: number;
+  y1: number;
+}
+
 /**
  * A cached layer prepared for fast composition: each row's runs of opaque pixels (copied as
  * blocks) and its partly transparent pixels (blended one by one); fully transparent pixels cost
@@ -71,14 +79,14 @@ export class SpanLayer {
 
   /**
    * Composes this layer over `frame` (`frameWidth × frameHeight` words) at `at`, clipped to the
-   * frame and to the frame rows above `endRow` (default: all).
+   * frame and to `clip` (frame pixels; default: the whole frame).
    */
-  drawOver(frame: Uint32Array, frameWidth: number, frameHeight: number, at: Placement, endRow = frameHeight): void {
+  drawOver(frame: Uint32Array, frameWidth: number, frameHeight: number, at: Placement, clip?: Box): void {
     const { width, pixels } = this;
-    const y0 = Math.max(0, -at.y);
-    const y1 = Math.min(this.height, Math.min(frameHeight, endRow) - at.y);
-    const x0 = Math.max(0, -at.x);
-    const x1 = Math.min(width, frameWidth - at.x);
+    const y0 = Math.max(0, (clip?.y0 ?? 0) - at.y);
+    const y1 = Math.min(this.height, Math.min(frameHeight, clip?.y1 ?? frameHeight) - at.y);
+    const x0 = Math.max(0, (clip?.x0 ?? 0) - at.x);
+    const x1 = Math.min(width, Math.min(frameWidth, clip?.x1 ?? frameWidth) - at.x);
     if (y0 >= y1 || x0 >= x1) return;
     for (let y = y0; y < y1; y++) {
       const runs = this.runs[y]!;
@@ -91,11 +99,12 @@ export class SpanLayer {
       }
     }
     const { partial } = this;
-    for (let i = 0; i < partial.length; i++) {
+    // The partly transparent pixels are in row order: only those of rows y0 … y1 − 1 are visited.
+    for (let i = lowerBound(partial, y0 * width); i < partial.length && partial[i]! < y1 * width; i++) {
       const index = partial[i]!;
       const y = (index / width) | 0;
       const x = index - y * width;
-      if (y < y0 || y >= y1 || x < x0 || x >= x1) continue;
+      if (x < x0 || x >= x1) continue;
       const target = (at.y + y) * frameWidth + at.x + x;
       frame[target] = over(pixels[index]!, frame[target]!);
     }
@@ -129,4 +138,16 @@ export function drawPixelsOver(
       else if (alpha !== 0) frame[to + x] = over(pixel, frame[to + x]!);
     }
   }
+}
+
+/** The first index of ascending `values` holding a value ≥ `value` (`values.length` when none does). */
+function lowerBound(values: Int32Array, value: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (values[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }

@@ -19,9 +19,12 @@ import {
 import { drawBackdrop, drawCover } from './background.js';
 import { jawTop } from './parts/head.js';
 import { MAX_JAW_DROP, mouthGeometry } from './parts/mouth.js';
-import { drawPixelsOver, SpanLayer } from './compositor.js';
-import { avatarLayers, type AvatarLayers, type Box, type Layer } from './avatar-layers.js';
-import { DESIGN_SIZE, type Ctx } from './layout.js';
+import { drawPixelsOver, SpanLayer, type Box } from './compositor.js';
+import { avatarLayers, type AvatarLayers, type Layer } from './avatar-layers.js';
+import { rgbaToYuv420 } from './yuv420.js';
+import { yuv420Bytes, type RawVideoFormat } from '../media/raw-video.js';
+import type { Ctx } from './layout.js';
+import { frameDesign } from './framing.js';
 
 /** What goes behind the avatar. */
 export interface FrameRendererOptions {
@@ -96,10 +99,19 @@ export class FrameRenderer {
   private readonly layers: AvatarLayers | undefined;
   /** The backdrop's pixels, with cached layers (see {@link renderInto}). */
   private readonly backdropWords: Uint32Array | undefined;
-  /** The small canvas the face is drawn on by {@link renderInto}. */
-  private face: Canvas | undefined;
-  /** The last frame's pixels under the face, and the placement of the layers they hold. */
-  private under: { key: string; words: Uint32Array } | undefined;
+  /**
+   * The small canvases the face is drawn on by {@link renderInto}: `[0]` for the jaw and mouth (most frames),
+   * `[1]` for the whole face (the eyes blink or glance). Each grows to the largest size it was needed at; the
+   * whole of it is cleared and read back every frame, so the common case keeps a small one.
+   */
+  private readonly faces: (Canvas | undefined)[] = [];
+  /** The last frame composed with cached layers (see {@link composeKept}). */
+  private kept: KeptFrame | undefined;
+  /**
+   * The last frame in yuv420p, the pixels it was converted from, and the box of {@link kept} it has not caught
+   * up with (see {@link renderYuv420Into}).
+   */
+  private yuv: { bytes: Uint8Array; from: Uint32Array; stale: Box | undefined } | undefined;
 
   constructor(
     private readonly definition: AvatarDefinition,
@@ -110,10 +122,8 @@ export class FrameRenderer {
     this.geometry = avatarGeometry(lookOf(definition));
     this.canvas = createCanvas(this.width, this.height);
     this.ctx = this.canvas.getContext('2d');
-    this.scale = Math.min(this.width, this.height) / DESIGN_SIZE;
-    // Centre the design square horizontally and stand it on the bottom edge.
-    this.originX = (this.width - DESIGN_SIZE * this.scale) / 2;
-    this.originY = this.height - DESIGN_SIZE * this.scale;
+    // Head and shoulders centred, scaled to the frame's shorter side (see frameDesign()).
+    ({ scale: this.scale, originX: this.originX, originY: this.originY } = frameDesign(this.width, this.height));
     this.loopFrames = options.loopFrames;
     if (options.background || !options.transparent) {
       this.backdrop = createCanvas(this.width, this.height);
@@ -168,7 +178,7 @@ export class FrameRenderer {
   /**
    * Draws frame `frameIndex` with `mouth` into `target` (`width × height × 4` bytes, premultiplied
    * RGBA as {@link render} returns them; a slot of shared memory, say). With cached layers and a
-   * backdrop (not `transparent`), the layers are composed in TypeScript straight into `target`, and
+   * backdrop (not `transparent`), the layers are composed in TypeScript (see {@link composeKept}), and
    * only the jaw and mouth (the whole face while the eyes blink or glance) are drawn on a small
    * canvas and read back: no full-frame buffer is allocated. Otherwise it draws into {@link canvas}
    * and copies its pixels. The result equals {@link draw}'s up to rounding (±1) and the anti-aliasing
@@ -177,54 +187,133 @@ export class FrameRenderer {
   renderInto(frameIndex: number, mouth: MouthShape, target: Uint8Array): void {
     const { width, height } = this;
     if (target.byteLength !== width * height * 4) throw new RangeError(`target has ${target.byteLength} bytes, expected ${width * height * 4}`);
-    const frame = this.backdropWords && target.byteOffset % 4 === 0 ? this.frameState(frameIndex, mouth) : undefined;
-    if (!frame || !this.backdropWords) {
-      this.draw(frameIndex, mouth);
-      target.set(this.canvas.data());
-      return;
-    }
-    const words = new Uint32Array(target.buffer, target.byteOffset, width * height);
-    // What lies under the face (backdrop, hair behind, body, ears) often stays put from one frame to
-    // the next (only the mouth and eyes moved): then it is copied from the last frame's.
-    const [hx, hy] = this.layerOffset('hairBack', frame);
-    const [bx, by] = this.layerOffset('body', frame);
-    const key = `${hx} ${hy} ${bx} ${by} ${frame.pose.headTilt}`;
-    if (this.under?.key !== key) {
-      const under = this.under?.words ?? new Uint32Array(width * height);
-      under.set(this.backdropWords);
-      for (const part of UNDER_FACE) this.composeLayer(under, part, frame);
-      this.under = { key, words: under };
-    }
-    words.set(this.under.words);
-    this.composeFace(words, frame);
-    for (const part of OVER_FACE) this.composeLayer(words, part, frame);
+    const kept = this.composeKept(frameIndex, mouth);
+    if (kept) target.set(new Uint8Array(kept.buffer, kept.byteOffset, kept.byteLength));
+    else target.set(this.canvas.data());
   }
 
-  /** Composes `part`'s layer, placed for `frame`, over `words` (above frame row `endRow` only). */
-  private composeLayer(words: Uint32Array, part: AvatarPart, frame: FrameState, endRow = this.height): void {
+  /**
+   * Draws frame `frameIndex` with `mouth` into `target` as yuv420p (`yuv420Bytes(width, height)` bytes:
+   * BT.601 limited range, as ffmpeg converts RGB by default), the frame {@link renderInto} draws, so that
+   * the encoder needs no conversion. With cached layers only the rectangle that changed since the last
+   * frame is converted (between two frames of a talking head, mostly the face), and in it only the 2×2 blocks
+   * that differ; the frame must be opaque (not `transparent`) and its sides even.
+   */
+  renderYuv420Into(frameIndex: number, mouth: MouthShape, target: Uint8Array): void {
+    const { width, height } = this;
+    const bytes = yuv420Bytes(width, height);
+    if (target.byteLength !== bytes) throw new RangeError(`target has ${target.byteLength} bytes, expected ${bytes}`);
+    const whole = { x0: 0, y0: 0, x1: width, y1: height };
+    const kept = this.composeKept(frameIndex, mouth);
+    if (!kept) {
+      const rgba = this.canvas.data();
+      const words = rgba.byteOffset % 4 === 0 ? new Uint32Array(rgba.buffer, rgba.byteOffset, width * height) : new Uint32Array(new Uint8Array(rgba).buffer);
+      rgbaToYuv420(words, width, height, target, whole);
+      return;
+    }
+    // At first every block differs from the zeros of `from` (the frame is opaque) and is converted.
+    const yuv = (this.yuv ??= { bytes: new Uint8Array(bytes), from: new Uint32Array(width * height), stale: whole });
+    if (yuv.stale) rgbaToYuv420(kept, width, height, yuv.bytes, yuv.stale, yuv.from);
+    yuv.stale = undefined;
+    target.set(yuv.bytes);
+  }
+
+  /** Draws frame `frameIndex` with `mouth` into `target` in `format` ({@link renderInto} or {@link renderYuv420Into}). */
+  renderFormatInto(format: RawVideoFormat, frameIndex: number, mouth: MouthShape, target: Uint8Array): void {
+    if (format === 'yuv420p') this.renderYuv420Into(frameIndex, mouth, target);
+    else this.renderInto(frameIndex, mouth, target);
+  }
+
+  /**
+   * Composes frame `frameIndex` into the kept frame and returns its pixels (`width × height` words), or
+   * draws it into {@link canvas} and returns nothing when there are no cached layers or no backdrop.
+   * The kept frame holds the last frame's pixels, so only a rectangle is composed again: while the head
+   * and body stay where they were (the idle motion moves them by whole pixels, now and then), the face
+   * only; otherwise the avatar where it was and where it is now. In it, the backdrop is restored and the
+   * layers and the face are composed over it in the painting order.
+   */
+  private composeKept(frameIndex: number, mouth: MouthShape): Uint32Array | undefined {
+    const frame = this.backdropWords ? this.frameState(frameIndex, mouth) : undefined;
+    if (!frame || !this.backdropWords) {
+      this.draw(frameIndex, mouth);
+      return undefined;
+    }
+    const { width, height } = this;
+    const [hx, hy] = this.layerOffset('headSkin', frame);
+    const [bx, by] = this.layerOffset('body', frame);
+    const key = `${hx} ${hy} ${bx} ${by} ${frame.pose.headTilt}`;
+    const face = this.faceBox(frame);
+    let dirty: Box;
+    if (this.kept?.key === key) {
+      dirty = union(this.kept.face, face);
+    } else {
+      const avatar = this.avatarBox(frame, face);
+      dirty = this.kept ? union(this.kept.avatar, avatar) : { x0: 0, y0: 0, x1: width, y1: height };
+      this.kept = { words: this.kept?.words ?? new Uint32Array(width * height), key, face, avatar };
+    }
+    this.kept.face = face;
+    // Even edges (each chroma sample of yuv420p covers 2×2 pixels), within the frame.
+    dirty = {
+      x0: Math.max(0, dirty.x0 & ~1),
+      y0: Math.max(0, dirty.y0 & ~1),
+      x1: Math.min(width, dirty.x1 + (dirty.x1 & 1)),
+      y1: Math.min(height, dirty.y1 + (dirty.y1 & 1)),
+    };
+    if (dirty.x0 >= dirty.x1 || dirty.y0 >= dirty.y1) return this.kept.words;
+    const { words } = this.kept;
+    for (let y = dirty.y0; y < dirty.y1; y++) {
+      const row = y * width;
+      words.set(this.backdropWords.subarray(row + dirty.x0, row + dirty.x1), row + dirty.x0);
+    }
+    for (const part of UNDER_FACE) this.composeLayer(words, part, frame, dirty);
+    this.composeFace(words, frame, face, dirty);
+    for (const part of OVER_FACE) this.composeLayer(words, part, frame, dirty);
+    if (this.yuv) this.yuv.stale = this.yuv.stale ? union(this.yuv.stale, dirty) : dirty;
+    return words;
+  }
+
+  /** The rectangle every part of `frame` covers (their layers where they are placed, and the face box). */
+  private avatarBox(frame: FrameState, face: Box): Box {
+    let box = face;
+    for (const part of PART_ORDER) {
+      const layer = this.layerOf(part, frame);
+      if (!layer) continue;
+      const [dx, dy] = this.layerOffset(part, frame);
+      const x = layer.x + dx;
+      const y = layer.y + dy;
+      box = union(box, { x0: x, y0: y, x1: x + layer.canvas.width, y1: y + layer.canvas.height });
+    }
+    return box;
+  }
+
+  /** Composes `part`'s layer, placed for `frame`, over `words`, within `clip`. */
+  private composeLayer(words: Uint32Array, part: AvatarPart, frame: FrameState, clip: Box): void {
     const layer = this.layerOf(part, frame);
     if (!layer) return;
     const [dx, dy] = this.layerOffset(part, frame);
     layer.spans ??= new SpanLayer(layer.canvas.data(), layer.canvas.width, layer.canvas.height);
-    layer.spans.drawOver(words, this.width, this.height, { x: layer.x + dx, y: layer.y + dy }, endRow);
+    layer.spans.drawOver(words, this.width, this.height, { x: layer.x + dx, y: layer.y + dy }, clip);
   }
 
   /**
    * The face over `words`. Above the jaw line (the whole face while the eyes blink or glance) it is
    * composed from the layers of the skin, nose and cheeks, brows and open eyes; from there down, the
    * parts are drawn on the face canvas, the jaw and mouth as vectors, and composed from its pixels.
+   * `box` is the frame's {@link faceBox}; the layers are composed within `clip`, which holds it.
    */
-  private composeFace(words: Uint32Array, frame: FrameState): void {
-    const box = this.faceBox(frame);
-    const top = Math.max(box.y0, Math.min(box.y1, this.eyesFromLayer(frame.pose) ? this.jawRow(frame.pose) : box.y0));
-    for (const part of FACE_PARTS) if (part !== 'mouth') this.composeLayer(words, part, frame, top);
+  private composeFace(words: Uint32Array, frame: FrameState, box: Box, clip: Box): void {
+    const jawOnly = this.eyesFromLayer(frame.pose);
+    const top = Math.max(box.y0, Math.min(box.y1, jawOnly ? this.jawRow(frame.pose) : box.y0));
+    const above = { ...clip, y1: Math.min(clip.y1, top) };
+    for (const part of FACE_PARTS) if (part !== 'mouth') this.composeLayer(words, part, frame, above);
     const w = box.x1 - box.x0;
     const h = box.y1 - top;
     if (h <= 0) return;
-    if (!this.face || this.face.width < w || this.face.height < h) {
-      this.face = createCanvas(Math.max(w, this.face?.width ?? 0), Math.max(h, this.face?.height ?? 0));
+    const slot = jawOnly ? 0 : 1;
+    let face = this.faces[slot];
+    if (!face || face.width < w || face.height < h) {
+      face = this.faces[slot] = createCanvas(Math.max(w, face?.width ?? 0), Math.max(h, face?.height ?? 0));
     }
-    const face = this.face;
     const fctx = face.getContext('2d');
     fctx.setTransform(1, 0, 0, 1, 0, 0);
     fctx.clearRect(0, 0, face.width, face.height);
@@ -388,4 +477,17 @@ export class FrameRenderer {
   private designTransform(ctx: Ctx, sx: number, sy: number): void {
     ctx.setTransform(this.scale, 0, 0, this.scale, this.originX - sx, this.originY - sy);
   }
+}
+
+/** The smallest rectangle holding `a` and `b`. */
+function union(a: Box, b: Box): Box {
+  return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
+}
+
+/** The frame {@link FrameRenderer} keeps between calls: its pixels, the placement key of its layers, and where its face and avatar lie. */
+interface KeptFrame {
+  words: Uint32Array;
+  key: string;
+  face: Box;
+  avatar: Box;
 }

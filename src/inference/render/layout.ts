@@ -7,6 +7,12 @@ export type Ctx = SKRSContext2D;
 /** Every part draws in a 512×512 design space; the frame renderer scales it to the frame. */
 export const DESIGN_SIZE = 512;
 
+/**
+ * How far down the torso reaches (design pixels): below the design square, to the bottom edge of the tallest
+ * portrait frame (1920 high and 256 wide: the square scaled to the width fills 256 of 1920 rows, 7.5 squares).
+ */
+export const TORSO_BOTTOM = DESIGN_SIZE * 8;
+
 /** Where the face parts sit, derived from the look (design pixels). */
 export interface FaceLayout {
   /** Head centre and radii. */

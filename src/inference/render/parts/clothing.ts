@@ -1,22 +1,24 @@
 import type { AvatarLook } from '../../../domain/avatar/look.js';
 import { shade, withAlpha } from '../color.js';
-import type { Ctx, FaceLayout } from '../layout.js';
+import { TORSO_BOTTOM, type Ctx, type FaceLayout } from '../layout.js';
 
 /** Half-width of the neck where it meets the clothing. */
 function neckBase(l: FaceLayout): number {
   return l.neckHalfWidth * 1.35;
 }
 
-/** The shoulders and chest outline. */
+/** The shoulders and chest outline; below the design square it runs straight down (portrait frames show more of it). */
 function torsoPath(ctx: Ctx, l: FaceLayout): void {
   const { cx, shoulderY: sy } = l;
   ctx.beginPath();
-  ctx.moveTo(cx - 238, 530);
+  ctx.moveTo(cx - 238, TORSO_BOTTOM);
+  ctx.lineTo(cx - 238, 530);
   ctx.lineTo(cx - 230, sy + 72);
   ctx.bezierCurveTo(cx - 224, sy + 22, cx - 175, sy + 4, cx - 96, sy - 2);
   ctx.lineTo(cx + 96, sy - 2);
   ctx.bezierCurveTo(cx + 175, sy + 4, cx + 224, sy + 22, cx + 230, sy + 72);
   ctx.lineTo(cx + 238, 530);
+  ctx.lineTo(cx + 238, TORSO_BOTTOM);
   ctx.closePath();
 }
 
@@ -37,13 +39,14 @@ export function drawClothingBack(ctx: Ctx, look: AvatarLook, l: FaceLayout): voi
   grad.addColorStop(0.75, withAlpha(color, 0));
   grad.addColorStop(1, withAlpha(shade(color, 0.35), 0.8));
   ctx.fillStyle = grad;
-  ctx.fillRect(cx - 240, sy - 10, 480, 140);
+  ctx.fillRect(cx - 240, sy - 10, 480, TORSO_BOTTOM - sy + 10);
   ctx.strokeStyle = shade(color, 0.22);
   ctx.lineWidth = 3;
   ctx.lineCap = 'round';
   for (const s of [1, -1]) {
     ctx.beginPath();
-    ctx.moveTo(cx + s * 150, 520);
+    ctx.moveTo(cx + s * 150, TORSO_BOTTOM);
+    ctx.lineTo(cx + s * 150, 520);
     ctx.quadraticCurveTo(cx + s * 158, sy + 80, cx + s * 176, sy + 45);
     ctx.stroke();
   }
