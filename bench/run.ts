@@ -7,6 +7,9 @@ import { clusterBench } from './cluster.js';
 import { eventLoopBench } from './event-loop.js';
 import { httpBench } from './http.js';
 import { lipSyncBench } from './lipsync.js';
+import { photoDetectBench } from './photo-detect.js';
+import { photoPrepareBench } from './photo-prepare.js';
+import { photoRenderBench } from './photo-render.js';
 import { runSeparationBench } from './separation.js';
 import { settingsFromEnv, type BenchLine, type BenchSection } from './lib/settings.js';
 
@@ -15,6 +18,10 @@ const SECTIONS: Record<string, BenchSection> = {
   'event-loop': eventLoopBench,
   cluster: clusterBench,
   lipsync: lipSyncBench,
+  // Photo avatars: each part in turn: face detection alone, the whole preparation through HTTP, the renderer.
+  photo: async (settings, emit) => {
+    for (const part of [photoDetectBench, photoPrepareBench, photoRenderBench]) await part(settings, emit);
+  },
   separation: async (_settings, emit) => {
     for (const row of await runSeparationBench()) emit({ bench: 'separation', ...row });
   },

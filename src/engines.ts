@@ -6,3 +6,11 @@
  */
 export { CanvasLipSyncEngine, type CanvasLipSyncEngineOptions } from './inference/lipsync/engine.js';
 export { OnnxMouthAnalyzer, type OnnxMouthAnalyzerOptions, type MouthAnalysis } from './inference/lipsync/onnx-mouth-analyzer.js';
+export { HumanFaceDetector, createFaceDetector, type HumanFaceDetectorOptions } from './inference/face/face-detector.js';
+export {
+  CanvasPhotoAvatarAssetRenderer,
+  createPhotoAvatarAssetRenderer,
+  PhotoFrameRenderer,
+  type PhotoAvatarAssetRendererOptions,
+  type PhotoFrameRendererOptions,
+} from './inference/photo/index.js';

@@ -28,6 +28,8 @@ export type {
   JobPatch,
   AvatarVideoJob,
   SeparationJob,
+  AvatarPrepareJob,
+  AvatarPrepareInput,
   BlobRef,
   ListQuery,
   ListResult,
@@ -67,7 +69,15 @@ export type {
   SeparationOutput,
   EngineContext,
   AvatarAssetRenderer,
+  FaceDetector,
+  PhotoAvatarAssetRenderer,
 } from './domain/engines.js';
+export { NotAnImageError, MIN_FACE_HEIGHT_PX, type PhotoFace, type FaceDetection } from './domain/avatar/photo.js';
+export { FACE_LANDMARK_COUNT, FACE_PARTS, faceLandmarksSchema, type FaceLandmarks, type FacePoint } from './domain/avatar/face-landmarks.js';
+export { PHOTO_AVATAR_STATUSES, PHOTO_AVATAR_FPS, type PhotoAvatar, type PhotoAvatarAssets, type PhotoAvatarStatus } from './domain/avatar/photo-avatar.js';
+export type { AvatarStore, AvatarOutcome } from './storage/avatar-store.js';
+export { MemoryAvatarStore } from './storage/memory-avatar-store.js';
+export { RedisAvatarStore, type RedisAvatarStoreOptions } from './storage/redis-avatar-store.js';
 export type { AvatarDefinition, AvatarDefinitionInput } from './domain/avatar/definition.js';
 export type { MouthShape, MouthTrackAnalyzer } from './inference/lipsync/mouth.js';
 /*
@@ -80,6 +90,7 @@ export type { JobQueue, QueuedJob, QueueHandlers, QueueCapabilities, QueueDepth,
 export { MemoryJobQueue, type MemoryJobQueueLimits } from './queue/memory-job-queue.js';
 export { BullMqJobQueue, type BullMqJobQueueOptions } from './queue/bullmq-job-queue.js';
 export type { MouthTrackOptions } from './inference/lipsync/mouth-track.js';
+export type { VoiceActivityOptions } from './inference/lipsync/voice-activity.js';
 export type { ChunkOptions } from './inference/lipsync/viseme-model.js';
 export type { VideoEncoderSettings, X264Preset } from './inference/media/encode-video.js';
 export type { RenderThread } from './inference/render/frame-source.js';

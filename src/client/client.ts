@@ -5,6 +5,7 @@ import type {
   AvatarListItem,
   AvatarVideo,
   AvatarVideoCreated,
+  CreateAvatar,
   CreateAvatarVideo,
   CreateSourceSeparation,
   JobStatus,
@@ -122,10 +123,24 @@ export class VirtualAnchorClient {
   readonly avatarVideos: JobCollection<CreateAvatarVideo, AvatarVideoCreated, AvatarVideo, AvatarVideo>;
   /** POST/GET /v1/sourceSeparations, GET /v1/sourceSeparations/{id} (beta). */
   readonly sourceSeparations: JobCollection<CreateSourceSeparation, SourceSeparationCreated, SourceSeparation, SourceSeparationListItem>;
-  /** GET /v2/avatar and /v2/avatar/{uid}. */
+  /** GET/POST /v2/avatar, GET/DELETE /v2/avatar/{uid}. */
   readonly avatars: {
+    /** The built-in avatars, then this key's photo avatars (newest first). */
     list(options?: ListOptions): Promise<Page<AvatarListItem>>;
     get(uid: string, options?: CallOptions): Promise<Avatar>;
+    /**
+     * Creates a photo avatar from a portrait (JPEG, PNG or WebP): a file, sent as the multipart part `file`, or
+     * `{ imageUrl, name }`. It answers once the face is found (400 `not_image`, `no_face`, `face_too_small`; 413 too
+     * large); its assets are then made in the background: poll `get` until `thumbnailGenerationStatus` is not
+     * `pending`. The avatar is usable as `avatarId` at once, by this key only. With `idempotencyKey`, a retry with
+     * the same photo (or body) and name answers the first avatar.
+     */
+    create(
+      source: Blob | CreateAvatar,
+      options?: CreateOptions & { name?: string; fileName?: string; onProgress?: (fraction: number) => void },
+    ): Promise<AvatarListItem>;
+    /** Deletes a photo avatar of this key and its files (videos made with it stay); built-in avatars answer 403. */
+    delete(uid: string, options?: CallOptions): Promise<void>;
   };
   /** POST /v1/uploads and GET /v1/uploads/{id}. */
   readonly uploads: {
@@ -148,6 +163,19 @@ export class VirtualAnchorClient {
     this.avatars = {
       list: ({ page, perPage, signal } = {}) => send(settings, { method: 'GET', path: `/v2/avatar${query({ page, perPage })}`, signal }),
       get: (uid, { signal } = {}) => send(settings, { method: 'GET', path: `/v2/avatar${item(uid)}`, signal }),
+      create(source, options = {}) {
+        const { name, fileName, onProgress, signal } = options;
+        const headers = idempotency(options);
+        if (!(source instanceof Blob)) return send(settings, { method: 'POST', path: '/v2/avatar', json: name === undefined ? source : { ...source, name }, signal, headers });
+        const form = new FormData();
+        if (name !== undefined) form.append('name', name);
+        form.append('file', source, fileName ?? (source as Blob & { name?: string }).name ?? 'photo');
+        const spec = { method: 'POST' as const, path: '/v2/avatar', form, signal, headers };
+        return onProgress ? sendWithProgress<AvatarListItem>(settings, spec, onProgress) : send<AvatarListItem>(settings, spec);
+      },
+      delete: async (uid, { signal } = {}) => {
+        await send(settings, { method: 'DELETE', path: `/v2/avatar${item(uid)}`, signal });
+      },
     };
     this.uploads = {
       create(file, options = {}) {

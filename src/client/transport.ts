@@ -12,7 +12,7 @@ export interface TransportSettings {
 
 /** One request: method, path (with query), optional JSON or form body, optional abort signal. */
 export interface RequestSpec {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'DELETE';
   path: string;
   json?: unknown;
   form?: FormData;

@@ -22,10 +22,13 @@ export interface Page<T> {
   data: T[];
 }
 
-/** One avatar (GET /v2/avatar/{uid}); links are signed and expire. */
-export interface Avatar {
+/** Whether an avatar's idle clip, preview and thumbnail exist: `pending`, then `completed` or `error`. */
+export type ThumbnailGenerationStatus = 'pending' | 'completed' | 'error';
+
+interface AvatarFields {
   uid: string;
   name: string;
+  /** Signed link to the idle-loop mp4; empty string until generated. */
   path: string;
   previewImagePath: string;
   thumbnailPath: string;
@@ -33,9 +36,27 @@ export interface Avatar {
   updatedAt: string;
 }
 
-/** An avatar as listed (GET /v2/avatar). */
-export interface AvatarListItem extends Avatar {
-  thumbnailGenerationStatus: 'pending' | 'completed' | 'error';
+/**
+ * One avatar (GET /v2/avatar/{uid}); links are signed and expire. A photo avatar also carries
+ * `thumbnailGenerationStatus` (and `errorReason` once it is `error`).
+ */
+export interface Avatar extends AvatarFields {
+  thumbnailGenerationStatus?: ThumbnailGenerationStatus;
+  errorReason?: ErrorReason;
+}
+
+/** An avatar as listed (GET /v2/avatar) and as created (POST /v2/avatar). */
+export interface AvatarListItem extends AvatarFields {
+  thumbnailGenerationStatus: ThumbnailGenerationStatus;
+  /** Why a photo avatar could not be prepared (only when `error`). */
+  errorReason?: ErrorReason;
+}
+
+/** Body of POST /v2/avatar as JSON: a JPEG, PNG or WebP portrait at a URL (an upload URL of the same key works). */
+export interface CreateAvatar {
+  imageUrl: string;
+  /** 1 to 100 characters. */
+  name?: string;
 }
 
 /** Body of POST /v2/2davatar. */

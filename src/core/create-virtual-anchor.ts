@@ -113,6 +113,15 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     get idempotency() {
       return started().idempotency;
     },
+    get photoAvatars() {
+      return started().photoAvatars;
+    },
+    get photoUploads() {
+      return started().photoUploads;
+    },
+    get photoInputs() {
+      return started().photoInputs;
+    },
     links: (baseUrl) =>
       new LinkBuilder(started().signer, baseUrl, resolved.retention.linkTtlMs, Date.now, presigner(started().blobs)),
     openapi: () => (openapi ??= buildOpenApi(routes)),

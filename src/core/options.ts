@@ -6,7 +6,8 @@ import type { JobStore } from '../storage/job-store.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { S3Location } from '../storage/s3-blob-store.js';
 import type { JobQueue } from '../queue/job-queue.js';
-import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../domain/engines.js';
+import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, PhotoAvatarAssetRenderer, SeparationEngine } from '../domain/engines.js';
+import type { AvatarStore } from '../storage/avatar-store.js';
 import type { AvatarDefinitionInput } from '../domain/avatar/definition.js';
 import { isWebhookSecret } from './webhooks/signature.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from './webhooks/retry-schedule.js';
@@ -103,6 +104,8 @@ export interface VirtualAnchorOptions {
   limits?: {
     /** Largest upload (POST /v1/uploads) in bytes. Default 200 MiB. */
     maxUploadBytes?: number;
+    /** Largest portrait accepted by POST /v2/avatar (a multipart `file` or a downloaded `imageUrl`); larger is 413. Default 20 MiB. */
+    maxPhotoBytes?: number;
     /** Largest file downloaded from an `audioUrl`/`audioUri`/`backgroundUrl`. Default 200 MiB. */
     maxDownloadBytes?: number;
     /** Time limit of such a download in ms. Default 60 000. */
@@ -174,6 +177,12 @@ export interface VirtualAnchorOptions {
     separation?: SeparationEngine | false;
     /** Renders avatar catalogue assets; `false` leaves assets ungenerated. */
     avatarRenderer?: AvatarAssetRenderer | false;
+    /** Finds the face in a portrait at POST /v2/avatar (every role that serves the API); `false` turns photo avatars off (503). */
+    faceDetector?: FaceDetector | false;
+    /** Renders photo avatars' idle clip, preview and thumbnail; `false`: their preparation ends in `error`. */
+    photoRenderer?: PhotoAvatarAssetRenderer | false;
+    /** Where photo avatars are kept. Default: in Redis when `redis` is set, else in process memory. */
+    avatarStore?: AvatarStore;
   };
   /** Avatar catalogue. */
   avatars?: {
@@ -255,6 +264,7 @@ export const optionsSchema = z
     limits: z
       .object({
         maxUploadBytes: posInt.default(200 * 1024 * 1024),
+        maxPhotoBytes: posInt.default(20 * 1024 * 1024),
         maxDownloadBytes: posInt.default(200 * 1024 * 1024),
         downloadTimeoutMs: posMs.default(60_000),
         maxAvatarAudioSec: z.number().positive().default(300),
@@ -299,6 +309,9 @@ export const optionsSchema = z
         lipSync: z.union([z.literal(false), obj]).optional(),
         separation: z.union([z.literal(false), obj]).optional(),
         avatarRenderer: z.union([z.literal(false), obj]).optional(),
+        faceDetector: z.union([z.literal(false), obj]).optional(),
+        photoRenderer: z.union([z.literal(false), obj]).optional(),
+        avatarStore: obj.optional(),
       })
       .strict()
       .prefault({}),

@@ -17,6 +17,12 @@ export const TOKENS = {
   SeparationEngine: Symbol.for('virtual-anchor.SeparationEngine'),
   AvatarRenderer: Symbol.for('virtual-anchor.AvatarRenderer'),
   AvatarDefinitions: Symbol.for('virtual-anchor.AvatarDefinitions'),
+  /** Finds the faces in uploaded portraits (`FaceDetector`), for photo avatars; built in: MediaPipe BlazeFace + Face Mesh. */
+  FaceDetector: Symbol.for('virtual-anchor.FaceDetector'),
+  /** Renders photo avatars' assets (`PhotoAvatarAssetRenderer`). */
+  PhotoAvatarRenderer: Symbol.for('virtual-anchor.PhotoAvatarRenderer'),
+  /** Where photo avatars are kept (`AvatarStore`). */
+  AvatarStore: Symbol.for('virtual-anchor.AvatarStore'),
   /** The instance's `MetricsRecorder` (a no-op when `metrics` is off); report to it, do not replace it. */
   Metrics: Symbol.for('virtual-anchor.Metrics'),
 } as const;

@@ -1,6 +1,7 @@
 import type { JobProgress } from './job.js';
 import type { AvatarDefinition } from './avatar/definition.js';
 import type { FrameSize } from './frame-size.js';
+import type { FaceDetection, PhotoFace } from './avatar/photo.js';
 
 /** What every engine call receives besides its input. */
 export interface EngineContext {
@@ -30,6 +31,11 @@ export interface LipSyncInput {
    * background image covers the whole frame.
    */
   outputSize?: FrameSize;
+  /**
+   * Set for a photo avatar: the portrait to animate. `avatar` then only gives the id, name and
+   * fps; the photo covers the frame and only the face moves.
+   */
+  photo?: PhotoFace;
 }
 
 /** Turns speech plus an avatar into an mp4 whose mouth follows the speech. */
@@ -68,4 +74,23 @@ export interface AvatarAssetRenderer {
   renderPreview(avatar: AvatarDefinition, outputPath: string): Promise<void>;
   /** Small PNG thumbnail. */
   renderThumbnail(avatar: AvatarDefinition, outputPath: string): Promise<void>;
+}
+
+/** Finds faces in an uploaded portrait (landmarks for {@link PhotoFace}). Runs off the event loop. */
+export interface FaceDetector {
+  /**
+   * Faces in the image at `imagePath`, largest first.
+   * @throws NotAnImageError when the file is not a decodable JPEG, PNG or WebP image.
+   */
+  detect(imagePath: string, signal?: AbortSignal): Promise<FaceDetection>;
+}
+
+/** Renders a photo avatar's catalogue assets, like {@link AvatarAssetRenderer} does for drawn ones. */
+export interface PhotoAvatarAssetRenderer {
+  /** The idle clip (blinks, small head motion, mouth closed) as an mp4 at `fps`. */
+  renderIdleVideo(face: PhotoFace, fps: number, outputPath: string, signal?: AbortSignal): Promise<void>;
+  /** PNG preview (the first idle frame at the default 512×512 framing). */
+  renderPreview(face: PhotoFace, outputPath: string): Promise<void>;
+  /** Small PNG thumbnail. */
+  renderThumbnail(face: PhotoFace, outputPath: string): Promise<void>;
 }

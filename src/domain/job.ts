@@ -4,13 +4,18 @@
  */
 
 import type { FrameSize } from './frame-size.js';
+import type { FaceLandmarks } from './avatar/face-landmarks.js';
+import type { PhotoAvatarAssets } from './avatar/photo-avatar.js';
 
 /** The four states of the spec's state machine (SPEC §3). */
 export const JOB_STATUSES = ['pending', 'ongoing', 'completed', 'error'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
-/** Which API family a job belongs to. */
-export type JobKind = 'avatarVideo' | 'separation';
+/**
+ * What a job does: the two API resources (`avatarVideo`, `separation`), and `avatarPrepare`, the background work
+ * that makes a photo avatar's assets (no route lists these jobs; the avatar shows their state).
+ */
+export type JobKind = 'avatarVideo' | 'separation' | 'avatarPrepare';
 
 /** A file held by a {@link BlobStore}. */
 export interface BlobRef {
@@ -63,6 +68,16 @@ export interface SeparationInput {
   durationSec: number;
 }
 
+/** Input of an `avatarPrepare` job: what the asset renderer needs, copied from the photo avatar. */
+export interface AvatarPrepareInput {
+  /** The portrait (owned by the avatar, not by the job). */
+  photo: BlobRef;
+  landmarks: FaceLandmarks;
+  fps: number;
+  /** Always 0: the job has no media input to count its time budget from. */
+  durationSec: number;
+}
+
 interface JobBase {
   uid: string;
   /** Owner: a hash of the API key that created the job. */
@@ -112,7 +127,14 @@ export interface SeparationJob extends JobBase {
   result?: { speech: BlobRef; ambience: BlobRef };
 }
 
-export type Job = AvatarVideoJob | SeparationJob;
+/** Makes a photo avatar's idle clip, preview and thumbnail; its uid is the avatar's. */
+export interface AvatarPrepareJob extends JobBase {
+  kind: 'avatarPrepare';
+  input: AvatarPrepareInput;
+  result?: PhotoAvatarAssets;
+}
+
+export type Job = AvatarVideoJob | SeparationJob | AvatarPrepareJob;
 
 /** Fields a state transition may change besides `status` and `updatedAt`. */
 export type JobPatch = Partial<

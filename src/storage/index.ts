@@ -10,6 +10,10 @@ export {
   type LeftoverReport,
   type PresignOptions,
 } from './blob-store.js';
+export type { AvatarStore, AvatarOutcome } from './avatar-store.js';
+export { MemoryAvatarStore } from './memory-avatar-store.js';
+export { RedisAvatarStore, type RedisAvatarStoreOptions } from './redis-avatar-store.js';
+export { createAvatarStore } from './create-avatar-store.js';
 export { MemoryJobStore, type MemoryJobStoreOptions } from './memory-job-store.js';
 export { RedisJobStore, type RedisJobStoreOptions } from './redis-job-store.js';
 export { StoreUnavailableError, isStoreUnavailable } from './store-unavailable-error.js';

@@ -5,6 +5,7 @@
  * - {@link blobStoreSuite}: a custom {@link BlobStore} (the filesystem and S3 stores pass it);
  * - {@link jobStoreSuite}: a custom {@link JobStore}, with its optional parts (the memory and Redis stores pass it);
  * - {@link queueSuite}: a custom `JobQueue` (the in-process and BullMQ queues pass it);
+ * - {@link avatarStoreSuite}: a custom `AvatarStore` of photo avatars (the memory and Redis stores pass it);
  * - {@link adapterSuite}: an HTTP adapter for another framework (the Express, Koa and a bare node:http adapter pass it).
  *
  * ```ts
@@ -25,3 +26,4 @@ export { adapterSuite, type AdapterSuiteOptions, type AdapterHost, type MountSet
 /** Job records for a store's own further tests. */
 export { makeJob, at, uids } from './job-fixtures.js';
 export { queueSuite, type QueueSuiteOptions } from './queue-suite.js';
+export { avatarStoreSuite, makePhotoAvatar, makeLandmarks, type AvatarStoreSuiteOptions } from './avatar-store-suite.js';

@@ -25,7 +25,7 @@ import { chromium, type BrowserContext, type Locator, type Page } from 'playwrig
 import { virtualAnchor } from '../../src/index.js';
 import { demoPage } from '../../examples/demo-page.js';
 import { buildWeb } from '../../scripts/build-web.js';
-import { FilterSeparationDouble, WaveformLipSyncDouble } from './engine-doubles.js';
+import { FilterSeparationDouble, ShapeFaceDetectorDouble, StillPhotoRendererDouble, WaveformLipSyncDouble } from './engine-doubles.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -83,7 +83,7 @@ async function untilFinal(job: Locator, timeout: number): Promise<void> {
   if (status !== 'completed') assert.fail(`the job ended in ${status}: ${await job.innerText()}`);
 }
 
-test('demo page: key, avatar, upload, video job until completed and playing, failure reason, separation, phone width', { timeout: builtIn ? 900_000 : 300_000 }, async (t) => {
+test('demo page: key, avatar, avatar from a photo, upload, video job until completed and playing, failure reason, separation, phone width', { timeout: builtIn ? 900_000 : 300_000 }, async (t) => {
   try {
     await access(CHROMIUM);
   } catch {
@@ -97,8 +97,14 @@ test('demo page: key, avatar, upload, video job until completed and playing, fai
 
   // The page, built by the project's build into a private folder, and a speech recording.
   const speech = join(work, 'hello-anchor.wav');
+  // A portrait (upright: the detector double finds a face) and a landscape (wide: no face).
+  const portrait = join(work, 'my-portrait.png');
+  const landscape = join(work, 'landscape.png');
+  const ffmpegPath = process.env.FFMPEG_PATH ?? 'ffmpeg';
   const [root] = await Promise.all([
     buildWeb(join(work, 'page')),
+    run(ffmpegPath, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=s=360x480', '-frames:v', '1', portrait]),
+    run(ffmpegPath, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=s=640x360', '-frames:v', '1', landscape]),
     run('espeak-ng', ['-s', '150', '-w', speech, 'Hello! I am your virtual anchor. This video was made from a recording uploaded in the browser.']),
   ]);
 
@@ -110,7 +116,8 @@ test('demo page: key, avatar, upload, video job until completed and playing, fai
     dataDir: join(work, 'data'),
     logger: false,
     dangerousFlagDelayMs: 1500,
-    backends: builtIn ? {} : { lipSync, separation },
+    // Photo avatars use stand-ins in both modes: the page's flow is what is tested, on a synthetic picture.
+    backends: { ...(builtIn ? {} : { lipSync, separation }), faceDetector: new ShapeFaceDetectorDouble(), photoRenderer: new StillPhotoRendererDouble() },
   });
   const app = express();
   app.use(demoPage({ root, buildIfMissing: false }));
@@ -139,7 +146,8 @@ test('demo page: key, avatar, upload, video job until completed and playing, fai
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of 403/.test(message.text())) {
+    // The refused key (403) and the refused landscape photo (400) are answers the test asks for.
+    if (message.type() === 'error' && !/Failed to load resource: the server responded with a status of 40[03]/.test(message.text())) {
       problems.push(`console error: ${message.text()}`);
     }
   });
@@ -184,7 +192,26 @@ test('demo page: key, avatar, upload, video job until completed and playing, fai
   assert.equal(await page.getByRole('radio', { name: names[1] }).isChecked(), true);
   assert.equal(await page.locator('#avatar-preview-name').innerText(), names[1]);
   await page.waitForFunction(() => (document.getElementById('avatar-preview-video') as Media).readyState >= 1);
-  const chosen = names[1];
+
+  // Create an avatar from a photo: a landscape is refused with the service's reason; a portrait is prepared,
+  // previewed, and selected in the picker for the next video.
+  await page.locator('summary', { hasText: 'Create an avatar from a photo' }).click();
+  await page.getByLabel('Photo (JPEG, PNG or WebP)').setInputFiles(landscape);
+  await page.getByRole('button', { name: 'Create avatar' }).click();
+  await page.locator('#photo-status[data-tone="error"]').waitFor({ timeout: 30_000 });
+  assert.match(await page.locator('#photo-status').innerText(), /no face/);
+  await page.getByLabel('Photo (JPEG, PNG or WebP)').setInputFiles(portrait);
+  await page.getByLabel('Name (optional)').fill('My portrait');
+  await page.getByRole('button', { name: 'Create avatar' }).click();
+  await page.locator('#photo-status[data-tone="ok"]').waitFor({ timeout: 60_000 });
+  assert.match(await page.locator('#photo-status').innerText(), /My portrait is ready/);
+  const photoPreview = page.getByRole('img', { name: 'Preview of My portrait' }).first();
+  assert.match((await photoPreview.getAttribute('src')) ?? '', /\/files\//);
+  await page.waitForFunction(() => (document.getElementById('photo-preview-image') as { naturalWidth: number }).naturalWidth > 0);
+  assert.equal(await page.getByRole('radio', { name: 'My portrait' }).isChecked(), true);
+  assert.equal(await page.locator('#avatar-preview-name').innerText(), 'My portrait');
+  assert.equal(await cards.count(), names.length + 1, 'the photo avatar is listed with the catalogue');
+  const chosen = 'My portrait';
 
   // A job that fails on purpose shows the reason the service gives.
   await page.getByLabel('Upload a recording').first().setInputFiles(speech);
@@ -210,6 +237,7 @@ test('demo page: key, avatar, upload, video job until completed and playing, fai
   await untilFinal(job, engineMs);
   t.diagnostic(`video job completed ${Date.now() - started} ms after clicking Create video`);
   assert.equal(lipSync.calls, builtIn ? 0 : 1);
+  if (!builtIn) assert.equal(lipSync.photoCalls, 1, 'the video was made with the photo avatar');
   assert.deepEqual(uploads, [{ key: KEY }, { key: KEY }], 'each job uploaded the recording with POST /v1/uploads and the key header');
   assert.equal(await job.getAttribute('data-status'), 'completed');
   assert.equal(await job.locator('.badge').textContent(), 'Completed');

@@ -185,12 +185,18 @@ describe('virtual-anchor/client against a real instance (Express)', { timeout: S
     });
     if (canceled) assert.deepEqual([canceled.status, canceled.errorReason?.code], ['error', 'canceled']);
     await recording.avatarVideos.cancel('a/b').catch((e: unknown) => assert.ok(e instanceof VirtualAnchorApiError && e.status === 404, String(e)));
+    // Photo avatars take the key too, as a file or as a link (the answer does not matter here: not an image).
+    for (const source of [new Blob(['not a photo'], { type: 'image/png' }), { imageUrl: h.url('speech.wav') }]) {
+      await recording.avatars.create(source, { idempotencyKey: 'photo-1' }).catch((e: unknown) => assert.ok(e instanceof VirtualAnchorApiError, String(e)));
+    }
     assert.deepEqual(calls, [
       `POST ${app.origin}/media/v1/sourceSeparations`,
       `POST ${app.origin}/media/v1/sourceSeparations/${created.uid}/cancel`,
       `POST ${app.origin}/media/v2/2davatar/a%2Fb/cancel`,
+      `POST ${app.origin}/media/v2/avatar`,
+      `POST ${app.origin}/media/v2/avatar`,
     ]);
-    assert.deepEqual(sentKeys, ['retry-1', undefined, undefined]);
+    assert.deepEqual(sentKeys, ['retry-1', undefined, undefined, 'photo-1', 'photo-1']);
     const final = await waitFor('the separation to end', async () => {
       const job = await api.sourceSeparations.get(created.uid);
       return job.status === 'completed' || job.status === 'error' ? job : undefined;

@@ -6,8 +6,10 @@ import { after, describe, it } from 'node:test';
 import { createVirtualAnchor } from '../../src/core/create-virtual-anchor.js';
 import { TOKENS } from '../../src/core/tokens.js';
 import { noMetrics } from '../../src/core/metrics/metrics-recorder.js';
+import { HumanFaceDetector } from '../../src/inference/face/face-detector.js';
 import type { Logger } from '../../src/domain/logger.js';
 import { FakeAvatarRenderer, FakeLipSyncEngine, FakeSeparationEngine } from '../helpers/engines.js';
+import { FakeFaceDetector, FakePhotoRenderer } from '../helpers/photo-doubles.js';
 import { BINARIES } from '../helpers/media.js';
 
 const names = (tokens: Iterable<symbol>) => [...tokens].map((token) => token.description).sort();
@@ -26,13 +28,15 @@ describe('TOKENS of the instance container', () => {
     const lipSync = new FakeLipSyncEngine();
     const separation = new FakeSeparationEngine();
     const avatarRenderer = new FakeAvatarRenderer();
+    const faceDetector = new FakeFaceDetector();
+    const photoRenderer = new FakePhotoRenderer();
     const instance = createVirtualAnchor({
       apiKeys: ['test-key-tokens'],
       logger,
       dataDir,
       avatars: { builtIn: true },
       ...BINARIES,
-      backends: { lipSync, separation, avatarRenderer },
+      backends: { lipSync, separation, avatarRenderer, faceDetector, photoRenderer },
     });
     cleanup.push(() => instance.close());
 
@@ -58,6 +62,8 @@ describe('TOKENS of the instance container', () => {
     assert.equal(container.resolve(TOKENS.LipSyncEngine), lipSync);
     assert.equal(container.resolve(TOKENS.SeparationEngine), separation);
     assert.equal(container.resolve(TOKENS.AvatarRenderer), avatarRenderer);
+    assert.equal(container.resolve(TOKENS.FaceDetector), faceDetector);
+    assert.equal(container.resolve(TOKENS.PhotoAvatarRenderer), photoRenderer);
     assert.equal(container.resolve(TOKENS.Options), instance.options);
     assert.equal(container.resolve(TOKENS.Logger), logger);
     assert.ok(lines.includes('engines'), 'the services log through the logger in the container');

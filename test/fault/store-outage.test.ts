@@ -143,8 +143,8 @@ async function assertRecovers(app: OutageApp): Promise<void> {
   const listed = await timed(() => listJobs(app));
   assert.equal(listed.res.status, 200);
   assert.equal(listed.res.body.total, 1, `jobs after the outage: ${JSON.stringify(listed.res.body.data)}`);
-  assert.equal(count(app.lines, /unreachable/, 'error'), 1, JSON.stringify(app.lines));
-  assert.equal(count(app.lines, /reachable again/, 'warn'), 1, JSON.stringify(app.lines));
+  assert.equal(count(app.lines, /^job store unreachable/, 'error'), 1, JSON.stringify(app.lines));
+  assert.equal(count(app.lines, /^job store reachable again/, 'warn'), 1, JSON.stringify(app.lines));
 }
 
 const servers: RedisServerProcess[] = [];
@@ -212,7 +212,7 @@ for (const adapter of ADAPTERS) {
         const started = performance.now();
         await app.close();
         assert.ok(performance.now() - started < 8_000, `close took ${Math.round(performance.now() - started)} ms`);
-        assert.equal(count(app.lines, /unreachable/, 'error'), 1, JSON.stringify(app.lines));
+        assert.equal(count(app.lines, /^job store unreachable/, 'error'), 1, JSON.stringify(app.lines));
       } finally {
         redis.resume();
         await app.close();

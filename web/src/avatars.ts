@@ -50,6 +50,15 @@ export class AvatarPicker {
     return this.avatars.find((a) => a.uid === uid)?.name;
   }
 
+  /** Loads the list again and selects `uid` (a photo avatar just made), showing its preview. */
+  async select(uid: string): Promise<void> {
+    await this.load();
+    const input = this.list.querySelector<HTMLInputElement>(`input[value="${uid}"]`);
+    if (!input) return;
+    input.checked = true;
+    this.showPreview();
+  }
+
   /** Shows the catalogue; `initial` is the first load after the key was accepted. */
   async load(initial = false): Promise<void> {
     const api = this.api();

@@ -1,11 +1,12 @@
 /**
- * The demo page: API key, avatar video jobs (/v2) and source separation jobs (/v1), all through the
+ * The demo page: API key, photo avatars and avatar video jobs (/v2), source separation jobs (/v1), all through the
  * public API with the key the visitor typed (kept in sessionStorage, i.e. this tab only).
  */
 import { connectTo, describeError, type SeparationJob, type VideoJob, type VirtualAnchorClient } from './api.js';
 import { AvatarPicker } from './avatars.js';
 import { announce, byId, h, setStatus } from './dom.js';
 import { JobList, rememberLabel } from './jobs.js';
+import { PhotoAvatarForm } from './photo-avatar.js';
 
 const KEY_STORAGE = 'virtual-anchor-demo:key';
 
@@ -67,6 +68,7 @@ const separations = new JobList<SeparationJob>({
 });
 
 const avatars = new AvatarPicker(currentApi);
+const photoAvatars = new PhotoAvatarForm(currentApi, (avatar) => avatars.select(avatar.uid));
 
 // ---------------------------------------------------------------- the key
 
@@ -110,6 +112,7 @@ async function loadJobs(): Promise<void> {
 function disconnect(): void {
   api = undefined;
   avatars.clear();
+  photoAvatars.clear();
   videos.clear();
   separations.clear();
   workspace.hidden = true;

@@ -3,29 +3,11 @@ import { json } from '../http/types.js';
 import { validate } from '../http/validate.js';
 import { ApiError } from '../errors.js';
 import { envelopeSchema, pagingQuerySchema } from '../schemas/common.js';
-import type { AvatarEntry } from '../avatars/avatar-catalogue.js';
-import type { LinkBuilder } from '../links.js';
 import { avatarListItemSchema, avatarSchema, type AvatarListItemView, type AvatarView } from '../schemas/avatar.js';
+import { catalogueAvatarView, photoAvatarView } from '../avatars/avatar-views.js';
 import { type ApiDeps, envelope } from './deps.js';
 
-async function avatarView(entry: AvatarEntry, links: LinkBuilder): Promise<AvatarView> {
-  const [path, previewImagePath, thumbnailPath] = await Promise.all([
-    links.link(entry.assets.video, `${entry.definition.id}.mp4`),
-    links.link(entry.assets.preview, `${entry.definition.id}-preview.png`),
-    links.link(entry.assets.thumbnail, `${entry.definition.id}-thumbnail.png`),
-  ]);
-  return {
-    uid: entry.uid,
-    name: entry.name,
-    path,
-    previewImagePath,
-    thumbnailPath,
-    createdAt: entry.createdAt,
-    updatedAt: entry.updatedAt,
-  };
-}
-
-/** GET /v2/avatar and GET /v2/avatar/:uid. */
+/** GET /v2/avatar (the catalogue, then the key's own photo avatars, newest first) and GET /v2/avatar/:uid. */
 export function avatarRoutes(deps: ApiDeps): Route[] {
   const query = pagingQuerySchema(deps.paging);
   return [
@@ -35,20 +17,25 @@ export function avatarRoutes(deps: ApiDeps): Route[] {
       access: 'key',
       family: 'v2',
       doc: {
-        summary: 'List avatars',
+        summary: 'List avatars: the built-in ones, then the photo avatars of this key (newest first)',
         tag: 'Avatars',
         query,
         responses: { 200: { description: 'One page', body: { contentType: 'application/json', schema: envelopeSchema(avatarListItemSchema) } } },
         errors: [400],
       },
-      async handle({ request, baseUrl }) {
+      async handle({ request, owner, baseUrl }) {
         const { page, perPage } = validate(query, Object.fromEntries(request.query), 'query');
-        const { total, items } = deps.catalogue.list(page, perPage);
+        const start = (page - 1) * perPage;
+        const catalogue = deps.catalogue.list(page, perPage);
+        // The key's photo avatars follow the catalogue: this page holds those from `start - catalogue size` on.
+        const skip = Math.max(0, start - catalogue.total);
+        const photos = await deps.photoAvatars.list(owner, skip, perPage - catalogue.items.length);
         const links = deps.links(baseUrl);
-        const data: AvatarListItemView[] = await Promise.all(
-          items.map(async (e) => ({ ...(await avatarView(e, links)), thumbnailGenerationStatus: e.thumbnailGenerationStatus })),
-        );
-        return json(200, envelope(page, perPage, total, data));
+        const data: AvatarListItemView[] = await Promise.all([
+          ...catalogue.items.map((entry) => catalogueAvatarView(entry, links)),
+          ...photos.items.map((avatar) => photoAvatarView(avatar, links)),
+        ]);
+        return json(200, envelope(page, perPage, catalogue.total + photos.total, data));
       },
     },
     {
@@ -57,15 +44,22 @@ export function avatarRoutes(deps: ApiDeps): Route[] {
       access: 'key',
       family: 'v2',
       doc: {
-        summary: 'Get one avatar',
+        summary: 'Get one avatar (built-in, or a photo avatar of this key)',
         tag: 'Avatars',
         responses: { 200: { description: 'The avatar', body: { contentType: 'application/json', schema: avatarSchema } } },
         errors: [404],
       },
-      async handle({ params, baseUrl }) {
+      async handle({ params, owner, baseUrl }) {
+        const links = deps.links(baseUrl);
         const entry = deps.catalogue.get(params.uid!);
-        if (!entry) throw ApiError.notFound('avatar');
-        return json(200, await avatarView(entry, deps.links(baseUrl)));
+        if (entry) {
+          // The spec's single response has no `thumbnailGenerationStatus` for catalogue avatars.
+          const { thumbnailGenerationStatus: _status, ...view } = await catalogueAvatarView(entry, links);
+          return json(200, view satisfies AvatarView);
+        }
+        const avatar = await deps.photoAvatars.get(params.uid!, owner);
+        if (!avatar) throw ApiError.notFound('avatar');
+        return json(200, (await photoAvatarView(avatar, links)) satisfies AvatarView);
       },
     },
   ];

@@ -7,10 +7,16 @@ import type { BlobLinkSigner, LinkBuilder } from '../links.js';
 import type { HeaderMap } from '../http/types.js';
 import type { PagingLimits } from '../schemas/common.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
+import type { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
+import type { InputPort } from '../jobs/input-port.js';
 
 /** Receives a multipart upload into the blob store; throws an `ApiError` on bad input. */
 export interface UploadPort {
-  receive(body: Readable, headers: HeaderMap, owner: string): Promise<{ blob: BlobRef; fileName: string; sha256: string; createdAt: string; expiresAt: string }>;
+  receive(
+    body: Readable,
+    headers: HeaderMap,
+    owner: string,
+  ): Promise<{ blob: BlobRef; fileName: string; sha256: string; createdAt: string; expiresAt: string; fields: Record<string, string> }>;
 }
 
 /** What the route handlers use. Built once per middleware instance. */
@@ -20,6 +26,12 @@ export interface ApiDeps {
   blobs: BlobStore;
   signer: BlobLinkSigner;
   uploads: UploadPort;
+  /** Photo avatars (POST/DELETE /v2/avatar, and the key's own avatars in GET /v2/avatar). */
+  photoAvatars: PhotoAvatarService;
+  /** Receives a portrait (POST /v2/avatar multipart), limited to `limits.maxPhotoBytes`. */
+  photoUploads: UploadPort;
+  /** Resolves an `imageUrl` of POST /v2/avatar like a job input, limited to `limits.maxPhotoBytes`. */
+  photoInputs: InputPort;
   paging: PagingLimits;
   maxJsonBytes: number;
   /** Link builder for a request's base URL. */

@@ -17,10 +17,23 @@ const uploadCodes = UPLOAD_ERROR_CODES.filter((code) => code !== 'too_large');
  */
 export const ERROR_STATUSES: Record<number, ErrorStatus> = {
   400: {
-    description: 'Bad request: a malformed body or query (field details), an input that is unreachable or not acceptable media, audio too long, or a bad upload',
-    codes: ['validation_failed', 'invalid_json', 'unknown_avatar', 'webhooks_disabled', 'invalid_idempotency_key', ...new Set([...inputCodes, ...uploadCodes])],
+    description:
+      'Bad request: a malformed body or query (field details), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face',
+    codes: [
+      'validation_failed',
+      'invalid_json',
+      'unknown_avatar',
+      'webhooks_disabled',
+      'invalid_idempotency_key',
+      'no_face',
+      'face_too_small',
+      ...new Set([...inputCodes, ...uploadCodes]),
+    ],
   },
-  403: { description: 'Forbidden: missing or invalid `key` header, or a file link with a bad signature', codes: ['forbidden', 'invalid_signature'] },
+  403: {
+    description: 'Forbidden: missing or invalid `key` header, a file link with a bad signature, or deleting a built-in avatar',
+    codes: ['forbidden', 'invalid_signature', 'built_in_avatar'],
+  },
   404: { description: 'Not found (or owned by another key)', codes: ['not_found'] },
   405: {
     description: 'The path exists but not with this method',
@@ -51,5 +64,8 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
     headers: { 'retry-after': 'Seconds to wait before retrying' },
   },
   500: { description: 'The service failed to handle the request (logged)', codes: ['internal_error'] },
-  503: { description: 'Unavailable: the service failed to start, or (readiness) a store does not answer', codes: ['unavailable'] },
+  503: {
+    description: 'Unavailable: the service failed to start, (readiness) a store does not answer, or photo avatars are off (no face detector)',
+    codes: ['unavailable'],
+  },
 };

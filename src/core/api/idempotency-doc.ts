@@ -16,3 +16,8 @@ export const IDEMPOTENCY_HEADER_DOC = z.object({
         'Failed requests are not remembered.',
     }),
 });
+
+/** The response header of a replayed answer, as the OpenAPI document shows it on the 201 of those routes. */
+export const IDEMPOTENT_REPLAYED_DOC = {
+  'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key',
+} as const;

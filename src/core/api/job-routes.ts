@@ -10,7 +10,7 @@ import { type ApiDeps, envelope } from './deps.js';
 import type { CreationContext } from '../jobs/job-service.js';
 import { canonicalJson } from '../idempotency/canonical-json.js';
 import { idempotencyKeyOf, requestFingerprint } from '../idempotency/idempotency.js';
-import { IDEMPOTENCY_HEADER_DOC } from './idempotency-doc.js';
+import { IDEMPOTENCY_HEADER_DOC, IDEMPOTENT_REPLAYED_DOC } from './idempotency-doc.js';
 
 /** How one job resource maps onto the shared create / list / get routes. */
 export interface JobResource<K extends JobKind, B extends z.ZodType> {
@@ -52,7 +52,7 @@ export function jobRoutes<K extends JobKind, B extends z.ZodType>(deps: ApiDeps,
           201: {
             description: 'Created: a one-item array (with `Idempotency-Key`: the first answer again for a repeat)',
             body: { contentType: 'application/json', schema: z.array(doc.created) },
-            headers: { 'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key' },
+            headers: IDEMPOTENT_REPLAYED_DOC,
           },
         },
         errors: [400, 409, 413, 422],

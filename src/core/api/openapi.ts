@@ -27,7 +27,8 @@ export function errorStatuses(route: Route): number[] {
 const headerObjects = (headers: Record<string, string> | undefined) =>
   headers && Object.fromEntries(Object.entries(headers).map(([name, description]) => [name, { description, schema: { type: 'string' as const } }]));
 
-const content = (body: DocBody | undefined) => body && { [body.contentType]: { schema: body.schema } };
+const content = (body: DocBody | DocBody[] | undefined) =>
+  body && Object.fromEntries((Array.isArray(body) ? body : [body]).map((one) => [one.contentType, { schema: one.schema }]));
 
 function errorResponse(status: number): ResponseConfig {
   const known = ERROR_STATUSES[status];

@@ -1,6 +1,7 @@
 import type { Route } from '../http/router.js';
 import type { ApiDeps } from './deps.js';
 import { avatarRoutes } from './avatar-routes.js';
+import { photoAvatarRoutes } from './photo-avatar-routes.js';
 import { avatarVideoRoutes } from './avatar-video-routes.js';
 import { separationRoutes } from './separation-routes.js';
 import { uploadRoutes } from './upload-routes.js';
@@ -12,6 +13,7 @@ import { operationsRoutes } from './operations-routes.js';
 export function buildRoutes(deps: ApiDeps): Route[] {
   return [
     ...avatarRoutes(deps),
+    ...photoAvatarRoutes(deps),
     ...avatarVideoRoutes(deps),
     ...separationRoutes(deps),
     ...uploadRoutes(deps),

@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js';
 import { uploadSchema, type UploadView } from '../schemas/upload.js';
 import type { ApiDeps } from './deps.js';
 import { idempotencyKeyOf, requestFingerprint } from '../idempotency/idempotency.js';
-import { IDEMPOTENCY_HEADER_DOC } from './idempotency-doc.js';
+import { IDEMPOTENCY_HEADER_DOC, IDEMPOTENT_REPLAYED_DOC } from './idempotency-doc.js';
 
 /** Path of an upload's private URL; the input resolver recognises it. */
 export const UPLOAD_PATH = '/v1/uploads';
@@ -29,7 +29,7 @@ export function uploadRoutes(deps: ApiDeps): Route[] {
           201: {
             description: 'Uploaded (with `Idempotency-Key`: the first answer again for the same file and name)',
             body: { contentType: 'application/json', schema: uploadSchema },
-            headers: { 'idempotent-replayed': '`true` when this is the stored answer of an earlier request with the same Idempotency-Key' },
+            headers: IDEMPOTENT_REPLAYED_DOC,
           },
         },
         errors: [400, 409, 413, 422],

@@ -28,8 +28,8 @@ export interface RouteDoc {
   query?: z.ZodObject;
   /** Request headers the route reads (e.g. `Idempotency-Key`). */
   headers?: z.ZodObject;
-  /** Request body (JSON routes: the schema the handler validates with). */
-  body?: DocBody;
+  /** Request body (JSON routes: the schema the handler validates with); several when the route takes several types. */
+  body?: DocBody | DocBody[];
   /** Success responses by status. */
   responses: Record<number, DocResponse>;
   /**

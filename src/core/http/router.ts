@@ -13,7 +13,7 @@ export interface RouteContext {
 
 /** One entry of the route table. */
 export interface Route {
-  method: 'GET' | 'POST' | 'HEAD';
+  method: 'GET' | 'POST' | 'DELETE' | 'HEAD';
   /** Path pattern with `:name` parameters, e.g. `/v2/avatar/:uid`. */
   pattern: string;
   /** `key` routes need a valid API key; `public` routes do not (OpenAPI document, signed file links). */

@@ -38,6 +38,8 @@ export interface ReceivedUpload {
   contentType: string;
   /** SHA-256 of the file's bytes (hex), computed while they streamed into the store. */
   sha256: string;
+  /** The body's text fields (the first value of each name; at most 20 fields of 64 KiB). */
+  fields: Record<string, string>;
 }
 
 /** Room for boundaries and part headers when judging a declared Content-Length against `maxBytes`. */
@@ -71,6 +73,7 @@ export function receiveUpload(
     let failure: UploadError | undefined;
     let upload: Promise<ReceivedUpload> | undefined;
     let settled = false;
+    const fields: Record<string, string> = {};
     const fail = (error: UploadError): void => {
       failure ??= error;
     };
@@ -80,7 +83,7 @@ export function receiveUpload(
       stream.unpipe(parser);
       if (!parser.destroyed) parser.destroy();
       stream.resume(); // discard whatever the client still sends
-      conclude(upload, failure, blobs, opts.logger ?? consoleLogger).then(resolve, reject);
+      conclude(upload, failure, blobs, opts.logger ?? consoleLogger).then((received) => resolve({ ...received, fields }), reject);
     };
 
     parser.on('file', (name: string, file: Readable, info: FileInfo) => {
@@ -91,6 +94,9 @@ export function receiveUpload(
       }
       upload = storeFile(file, info, blobs, opts);
       upload.catch(settle); // a failed store (e.g. too large) answers at once, without reading the rest
+    });
+    parser.on('field', (name: string, value: string) => {
+      if (!Object.hasOwn(fields, name)) fields[name] = value;
     });
     parser.on('filesLimit', () => fail(new UploadError('too_many_files', 'send exactly one file part, named "file"')));
     parser.on('error', (error: Error) => {
@@ -143,7 +149,7 @@ async function storeFile(file: Readable, info: FileInfo, blobs: BlobStore, opts:
   const expiresAt = new Date((opts.now?.() ?? new Date()).getTime() + opts.retentionMs).toISOString();
   try {
     const blob = await blobs.put(body, { owner: opts.owner, contentType, fileName, expiresAt }, { maxBytes: opts.maxBytes });
-    return { blob, fileName, contentType, sha256: digest.digest('hex') };
+    return { blob, fileName, contentType, sha256: digest.digest('hex'), fields: {} };
   } finally {
     // When the store gave up early, keep busboy's stream flowing so that the parser can finish.
     file.unpipe(body);

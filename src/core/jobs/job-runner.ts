@@ -27,6 +27,9 @@ export interface JobRunnerSettings {
   maxAttempts: number;
 }
 
+/** Called once a job of this runner reached a final state (after the store's write); must not reject. */
+export type JobEndedHook = (job: Job) => Promise<void>;
+
 /**
  * Runs one job from `pending` to a final state, and ends jobs early (`dangerousFlag`, shutdown).
  *
@@ -48,6 +51,8 @@ export class JobRunner {
     private readonly workDirs: OwnedDirs,
     private readonly settings: JobRunnerSettings,
     private readonly logger: Logger,
+    /** Told of every job this runner moved to a final state (photo avatars take their assets from it). */
+    private readonly onEnded?: JobEndedHook,
   ) {}
 
   /**
@@ -179,7 +184,8 @@ export class JobRunner {
     const blobIds = resultBlobIds(result);
     const completedAt = new Date();
     const expiresAt = new Date(completedAt.getTime() + this.settings.resultsMs).toISOString();
-    await Promise.all(blobIds.map((id) => this.blobs.setExpiry(id, expiresAt)));
+    // A photo avatar's assets keep their provisional expiry until the avatar takes them (`onEnded`).
+    if (job.kind !== 'avatarPrepare') await Promise.all(blobIds.map((id) => this.blobs.setExpiry(id, expiresAt)));
     const done = await this.store.transition(
       job.uid,
       sourcesOf('completed'),
@@ -194,6 +200,14 @@ export class JobRunner {
     }
     this.logger.info('job completed', { uid: job.uid, kind: job.kind });
     await this.releaseScratch(done);
+    await this.ended(done);
+  }
+
+  /** Tells `onEnded` of a job that reached a final state; its failure is logged (the sweep catches up). */
+  private async ended(job: Job): Promise<void> {
+    await this.onEnded?.(job).catch((error: unknown) => {
+      this.logger.warn('could not finish what follows a job end; the next sweep will', { uid: job.uid, kind: job.kind, error: String(error) });
+    });
   }
 
   /**
@@ -206,6 +220,7 @@ export class JobRunner {
     if (!failed) return false;
     this.logger.warn('job failed', { uid, kind: failed.kind, code, reason: message });
     await this.releaseScratch(failed);
+    await this.ended(failed);
     return true;
   }
 
@@ -282,5 +297,6 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onLate: (error: 
 /** Ids of the blobs a job result holds. */
 export function resultBlobIds(result: Job['result'] | undefined): string[] {
   if (!result) return [];
+  if ('preview' in result) return [result.video.id, result.preview.id, result.thumbnail.id];
   return 'video' in result ? [result.video.id] : [result.speech.id, result.ambience.id];
 }

@@ -45,7 +45,8 @@ export class JobService {
     private readonly inputs: InputPort,
     private readonly queue: JobQueue,
     private readonly dangerous: DangerousFlag,
-    private readonly avatarExists: (uid: string) => boolean,
+    /** Whether the owner may use this avatar uid: a catalogue avatar, or one of the owner's photo avatars. */
+    private readonly avatarUsable: (uid: string, owner: string) => Promise<boolean>,
     private readonly limits: CreationLimits,
     private readonly logger: Logger,
     private readonly extras: JobServiceExtras = {},
@@ -53,7 +54,7 @@ export class JobService {
 
   async createAvatarVideo(owner: string, body: CreateAvatarVideoBody, context?: CreationContext): Promise<AvatarVideoJob> {
     const webhook = await this.webhookOf(body.webhookUrl, context);
-    if (!this.avatarExists(body.avatarId)) {
+    if (!(await this.avatarUsable(body.avatarId, owner))) {
       throw ApiError.badRequest('unknown_avatar', `no avatar with uid ${body.avatarId}`, [
         { field: 'body.avatarId', message: 'no avatar with this uid; list them with GET /v2/avatar' },
       ]);
@@ -138,21 +139,45 @@ export class JobService {
   async cancel<K extends JobKind>(kind: K, uid: string, owner: string): Promise<Extract<Job, { kind: K }>> {
     const job = await this.get(kind, uid, owner);
     const message = 'the job was canceled by its owner';
-    const ended = isFinal(job.status) ? false : this.extras.end ? await this.extras.end(uid, 'canceled', message) : await this.endHere(uid, message);
+    // Its queue entry (and dangerousFlag deadline) would find the job ended anyway; `end` drops them to save a delivery.
+    const ended = isFinal(job.status) ? false : await this.end(uid, 'canceled', message);
     if (!ended) {
       const now = await this.get(kind, uid, owner);
       throw new ApiError(409, 'conflict', `the job is ${now.status} already; only a pending or ongoing job can be canceled`);
     }
-    // Its queue entry (and dangerousFlag deadline) would find the job ended anyway; dropping them saves a delivery.
-    await this.queue.remove(uid).catch((error: unknown) => {
-      this.logger.warn('could not drop a canceled job from the queue; its delivery will find it ended', { uid, error: String(error) });
-    });
     return this.get(kind, uid, owner);
   }
 
+  /**
+   * Ends a `pending` or `ongoing` job in `error` with `code`, stopping its engine (here at once, elsewhere within
+   * about a second), and drops its queue entry. False when it was final (or missing) already.
+   */
+  async end(uid: string, code: string, message: string): Promise<boolean> {
+    const ended = this.extras.end ? await this.extras.end(uid, code, message) : await this.endHere(uid, message, code);
+    await this.queue.remove(uid).catch((error: unknown) => {
+      this.logger.warn('could not drop an ended job from the queue; its delivery will find it ended', { uid, error: String(error) });
+    });
+    return ended;
+  }
+
+  /**
+   * Stores a new `pending` job and hands it to the queue (or arms its `dangerousFlag` deadline). A job the queue
+   * could not take stays `pending`: the recovery sweep queues it.
+   */
+  async schedule(job: Job): Promise<void> {
+    await this.store.create(job);
+    if (isDangerous(job)) await this.dangerous.arm(job);
+    else {
+      await this.queue.enqueue(job).catch((error: unknown) => {
+        // The job exists and stays `pending`: the recovery sweep queues it once it is older than staleJobMs.
+        this.logger.error('could not queue a job; the recovery sweep will', { uid: job.uid, kind: job.kind, error: String(error) });
+      });
+    }
+  }
+
   /** Ends a job without a runner to stop (no `end` given): the store's compare-and-set alone. */
-  private async endHere(uid: string, message: string): Promise<boolean> {
-    return (await this.store.transition(uid, sourcesOf('error'), 'error', { failure: { code: 'canceled', message } })) !== undefined;
+  private async endHere(uid: string, message: string, code = 'canceled'): Promise<boolean> {
+    return (await this.store.transition(uid, sourcesOf('error'), 'error', { failure: { code, message } })) !== undefined;
   }
 
   /** Resolves inputs, stores and schedules the job; on any failure deletes the files it fetched. */
@@ -163,14 +188,7 @@ export class JobService {
         fetched.push(input);
         return input;
       });
-      await this.store.create(job);
-      if (isDangerous(job)) await this.dangerous.arm(job);
-      else {
-        await this.queue.enqueue(job).catch((error: unknown) => {
-          // The job exists and stays `pending`: the recovery sweep queues it once it is older than staleJobMs.
-          this.logger.error('could not queue a job; the recovery sweep will', { uid: job.uid, kind: job.kind, error: String(error) });
-        });
-      }
+      await this.schedule(job);
       return job;
     } catch (error) {
       await Promise.all(

@@ -1,10 +1,12 @@
 import { createReadStream } from 'node:fs';
 import { join } from 'node:path';
-import type { AvatarVideoJob, Job, SeparationJob } from '../../domain/job.js';
+import type { AvatarPrepareJob, AvatarVideoJob, Job, SeparationJob } from '../../domain/job.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { blobToLocalFile } from '../../storage/blob-files.js';
-import type { EngineContext, LipSyncEngine, SeparationEngine } from '../../domain/engines.js';
-import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import type { EngineContext, LipSyncEngine, PhotoAvatarAssetRenderer, SeparationEngine } from '../../domain/engines.js';
+import { avatarDefinitionSchema, type AvatarDefinition } from '../../domain/avatar/definition.js';
+import type { PhotoFace } from '../../domain/avatar/photo.js';
+import type { PhotoAvatar, PhotoAvatarAssets } from '../../domain/avatar/photo-avatar.js';
 import type { Logger } from '../../domain/logger.js';
 import { JobFailedError } from './job-failure.js';
 import { verifyOutput, type ExpectedMedia, type ProbeFn } from './output-check.js';
@@ -15,6 +17,10 @@ export interface WorkerDeps {
   lipSync?: LipSyncEngine;
   separation?: SeparationEngine;
   avatarDefinition(uid: string): AvatarDefinition | undefined;
+  /** Renders photo avatars' assets (`avatarPrepare` jobs); without it those jobs end in `error`. */
+  photoRenderer?: PhotoAvatarAssetRenderer;
+  /** The owner's photo avatar of this uid (from the avatar store), or `undefined`. */
+  photoAvatar?(uid: string, owner: string): Promise<PhotoAvatar | undefined>;
   /** Probes an engine's output before it is stored. */
   probe: ProbeFn;
   /**
@@ -73,11 +79,22 @@ async function storeOutputs(job: Job, outputs: Output[], deps: WorkerDeps, conte
   }
 }
 
+/** The avatar of a video job: a catalogue definition, or a photo avatar of the job's owner with its portrait copied locally. */
+async function avatarOf(job: AvatarVideoJob, deps: WorkerDeps, workDir: string): Promise<{ avatar: AvatarDefinition; photo?: PhotoFace }> {
+  const avatar = deps.avatarDefinition(job.input.avatarId);
+  if (avatar) return { avatar };
+  const photoAvatar = await deps.photoAvatar?.(job.input.avatarId, job.owner);
+  if (!photoAvatar) throw new JobFailedError({ code: 'avatar_missing', message: `avatar ${job.input.avatarId} no longer exists` });
+  const imagePath = await pathOf(deps.blobs, photoAvatar.photo.id, 'photo', workDir);
+  // The engine reads only the id, the name and the frame rate of a photo avatar's definition.
+  const definition = avatarDefinitionSchema.parse({ id: `photo-${photoAvatar.uid}`, name: photoAvatar.name.slice(0, 100) || 'photo', fps: photoAvatar.fps });
+  return { avatar: definition, photo: { imagePath, landmarks: photoAvatar.landmarks } };
+}
+
 /** Renders an avatar video job into an mp4 blob. */
 export async function runAvatarVideo(job: AvatarVideoJob, deps: WorkerDeps, context: EngineContext) {
   if (!deps.lipSync) throw new JobFailedError({ code: 'engine_missing', message: 'no lip-sync engine is configured' });
-  const avatar = deps.avatarDefinition(job.input.avatarId);
-  if (!avatar) throw new JobFailedError({ code: 'avatar_missing', message: `avatar ${job.input.avatarId} no longer exists` });
+  const { avatar, photo } = await avatarOf(job, deps, context.workDir);
   const outputPath = join(context.workDir, 'video.mp4');
   await deps.lipSync.render(
     {
@@ -87,11 +104,43 @@ export async function runAvatarVideo(job: AvatarVideoJob, deps: WorkerDeps, cont
       backgroundPath: job.input.background ? await pathOf(deps.blobs, job.input.background.id, 'background', context.workDir) : undefined,
       outputPath,
       ...(job.input.dimension ? { outputSize: job.input.dimension } : {}),
+      ...(photo ? { photo } : {}),
     },
     context,
   );
   const [video] = await storeOutputs(job, [{ path: outputPath, what: 'video', expected: 'mp4-video', contentType: 'video/mp4' }], deps, context);
   return { video: video! };
+}
+
+/**
+ * Makes a photo avatar's thumbnail, preview and idle clip. They are stored with the provisional expiry of every
+ * result; the avatar keeps them (clears the expiry) when it takes them, see `PhotoAvatarSettler`.
+ */
+export async function runAvatarPrepare(job: AvatarPrepareJob, deps: WorkerDeps, context: EngineContext): Promise<PhotoAvatarAssets> {
+  const renderer = deps.photoRenderer;
+  if (!renderer) throw new JobFailedError({ code: 'engine_missing', message: 'no photo avatar renderer is configured' });
+  const face: PhotoFace = { imagePath: await pathOf(deps.blobs, job.input.photo.id, 'photo', context.workDir), landmarks: job.input.landmarks };
+  const file = (name: string) => join(context.workDir, name);
+  const total = 3;
+  context.onProgress({ done: 0, total, unit: 'assets' });
+  await renderer.renderThumbnail(face, file('thumbnail.png'));
+  context.onProgress({ done: 1, total, unit: 'assets' });
+  context.signal.throwIfAborted();
+  await renderer.renderPreview(face, file('preview.png'));
+  context.onProgress({ done: 2, total, unit: 'assets' });
+  await renderer.renderIdleVideo(face, job.input.fps, file('idle.mp4'), context.signal);
+  context.onProgress({ done: 3, total, unit: 'assets' });
+  const [thumbnail, preview, video] = await storeOutputs(
+    job,
+    [
+      { path: file('thumbnail.png'), what: 'thumbnail', expected: 'png', contentType: 'image/png' },
+      { path: file('preview.png'), what: 'preview', expected: 'png', contentType: 'image/png' },
+      { path: file('idle.mp4'), what: 'idle clip', expected: 'mp4-picture', contentType: 'video/mp4' },
+    ],
+    deps,
+    context,
+  );
+  return { video: video!, preview: preview!, thumbnail: thumbnail! };
 }
 
 /** Separates a job's input into two stem blobs. */
@@ -117,5 +166,7 @@ export async function runSeparation(job: SeparationJob, deps: WorkerDeps, contex
 
 /** Runs the worker for the job's kind. */
 export function runWorker(job: Job, deps: WorkerDeps, context: EngineContext): Promise<Job['result']> {
-  return job.kind === 'avatarVideo' ? runAvatarVideo(job, deps, context) : runSeparation(job, deps, context);
+  if (job.kind === 'avatarVideo') return runAvatarVideo(job, deps, context);
+  if (job.kind === 'separation') return runSeparation(job, deps, context);
+  return runAvatarPrepare(job, deps, context);
 }

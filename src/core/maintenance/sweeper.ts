@@ -4,6 +4,12 @@ import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
 import type { Logger } from '../../domain/logger.js';
 import type { Recovery } from './recovery.js';
 
+/** A named step of each sweep pass; a failure is logged and the pass goes on. */
+export interface SweepStep {
+  name: string;
+  run(): Promise<unknown>;
+}
+
 /**
  * Runs retention and recovery at start and then every `intervalMs`. Expiry dates live with the blobs
  * (on disk) and with the job records (in their store), so deletion resumes after a restart.
@@ -19,6 +25,8 @@ export class Sweeper {
     private readonly logger: Logger,
     /** Job records to expire (a store without `deleteExpired` keeps its records). */
     private readonly records?: JobStore,
+    /** More steps run after recovery on each pass (photo avatars whose preparation ended unseen). */
+    private readonly extraSteps: readonly SweepStep[] = [],
   ) {}
 
   start(): void {
@@ -47,6 +55,7 @@ export class Sweeper {
       if (count) this.logger.info('retention deleted job records', { count });
     });
     await this.step('job recovery', () => this.recovery.run());
+    for (const extra of this.extraSteps) await this.step(extra.name, extra.run);
   }
 
   /**

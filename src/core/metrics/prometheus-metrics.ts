@@ -3,7 +3,7 @@ import type { JobKind, JobStatus } from '../../domain/job.js';
 import type { Logger } from '../../domain/logger.js';
 import type { MetricsRecorder } from './metrics-recorder.js';
 
-const KINDS: readonly JobKind[] = ['avatarVideo', 'separation'];
+const KINDS: readonly JobKind[] = ['avatarVideo', 'separation', 'avatarPrepare'];
 
 /** Counts jobs waiting to run, read from the job store at scrape time. */
 export type PendingCounter = (kind: JobKind) => Promise<number>;

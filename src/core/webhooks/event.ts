@@ -11,7 +11,9 @@ export type WebhookEvent = z.output<typeof webhookAvatarVideoEventSchema> | z.ou
 export async function webhookEvent(job: Job, links: LinkBuilder): Promise<WebhookEvent> {
   const status = job.status === 'completed' ? 'completed' : 'error';
   if (job.kind === 'avatarVideo') return { type: `avatarVideo.${status}`, data: await avatarVideoView(job, links) };
-  return { type: `sourceSeparation.${status}`, data: await separationView(job, links) };
+  if (job.kind === 'separation') return { type: `sourceSeparation.${status}`, data: await separationView(job, links) };
+  // Nothing gives an avatarPrepare job a `webhook`, so the store never queues a delivery for one.
+  throw new Error(`a ${job.kind} job announces no webhook`);
 }
 
 /** The `webhook-id` of a job's delivery: the same on every attempt (a job announces one final state). */

@@ -10,7 +10,12 @@ import { createBlobStore } from '../../storage/create-blob-store.js';
 import { OwnedDirs } from '../../storage/owned-dirs.js';
 import { UrlSigner, loadOrCreateSecret } from '../../storage/url-signer.js';
 import { probeMedia, resolveMediaBinaries, type MediaBinaries } from '../../inference/media/index.js';
-import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../../domain/engines.js';
+import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, PhotoAvatarAssetRenderer, SeparationEngine } from '../../domain/engines.js';
+import type { AvatarStore } from '../../storage/avatar-store.js';
+import { createAvatarStore } from '../../storage/create-avatar-store.js';
+import { builtInPhotoEngines } from './built-in-photo.js';
+import { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
+import { PhotoAvatarSettler } from '../avatars/photo-avatar-settler.js';
 import type { AvatarDefinition, AvatarDefinitionInput } from '../../domain/avatar/definition.js';
 import { loadAvatarDefinitions } from '../../inference/avatar/catalogue-definitions.js';
 import { InputResolver } from '../input/resolve-input.js';
@@ -44,6 +49,13 @@ export interface Services {
   signer: UrlSigner;
   uploads: MultipartUploadPort;
   idempotency: Idempotency;
+  /** Finds faces in uploaded portraits (photo avatars); absent in a process that runs no engines (role `api`). */
+  faceDetector?: FaceDetector;
+  photoAvatars: PhotoAvatarService;
+  /** Receives portraits (POST /v2/avatar), limited to `limits.maxPhotoBytes`. */
+  photoUploads: MultipartUploadPort;
+  /** Resolves `imageUrl` of POST /v2/avatar, limited to `limits.maxPhotoBytes`. */
+  photoInputs: ResolverInputPort;
   /** Starts the sweeper, the queue's consumer (where engines run), webhooks and avatar asset generation. */
   start(): void;
   close(): Promise<void>;
@@ -96,6 +108,14 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
   const lipSync = await optional<LipSyncEngine>(TOKENS.LipSyncEngine, backends.lipSync, builtIn.lipSync);
   const separation = await optional<SeparationEngine>(TOKENS.SeparationEngine, backends.separation, builtIn.separation);
   const avatarRenderer = await optional<AvatarAssetRenderer>(TOKENS.AvatarRenderer, backends.avatarRenderer, builtIn.avatarRenderer);
+  const photoEngines = builtInPhotoEngines(binaries);
+  // Every process that serves the API finds faces (creation answers at once); only engine processes render.
+  const faceDetector =
+    backends.faceDetector === false ? undefined : await provide<FaceDetector | undefined>(TOKENS.FaceDetector, backends.faceDetector, photoEngines.faceDetector);
+  const photoRenderer = await optional<PhotoAvatarAssetRenderer>(TOKENS.PhotoAvatarRenderer, backends.photoRenderer, photoEngines.photoRenderer);
+  const avatarStore = await provide<AvatarStore>(TOKENS.AvatarStore, backends.avatarStore, () =>
+    createAvatarStore({ redisUrl: options.redis, namespace: options.redisNamespace, redisTimeouts: options.redisTimeouts, logger }),
+  );
   const definitions = await provide<AvatarDefinition[]>(TOKENS.AvatarDefinitions, undefined, () =>
     loadAvatarDefinitions({
       builtIn: raw.avatars?.builtIn ?? true,
@@ -122,7 +142,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
   const workDirs = new OwnedDirs(join(dataDir, 'work'));
   await removeCrashLeftovers(blobs, workDirs, logger);
   const catalogue = new AvatarCatalogue(definitions, blobs, avatarRenderer, logger, workDirs);
-  const runner = new JobRunner(
+  const runner: JobRunner = new JobRunner(
     jobStore,
     blobs,
     {
@@ -130,6 +150,8 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
       lipSync,
       separation,
       avatarDefinition: (uid) => catalogue.definition(uid),
+      photoRenderer,
+      photoAvatar: (uid, owner) => avatarStore.get(uid, owner),
       probe: (path, signal) => probeMedia(path, binaries, { signal }),
       provisionalExpiryMs: options.retention.resultsMs,
       logger,
@@ -142,6 +164,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
       maxAttempts: options.maxAttempts,
     },
     logger,
+    (job): Promise<void> => settler.settle(job),
   );
   const webhookSecret = options.webhooks.secret;
   // Webhooks need a secret to sign with and a store with an outbox; without either, `webhookUrl` is refused.
@@ -179,13 +202,13 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
     scratchDirs: workDirs,
     logger,
   });
-  const jobs = new JobService(
+  const jobs: JobService = new JobService(
     jobStore,
     blobs,
     new ResolverInputPort(resolver, options.limits.maxDownloadBytes),
     queue,
     dangerous,
-    (uid) => catalogue.get(uid) !== undefined,
+    async (uid, owner) => catalogue.get(uid) !== undefined || photoAvatars.usable(uid, owner),
     { maxAvatarAudioSec: options.limits.maxAvatarAudioSec, maxSeparationSec: options.limits.maxSeparationSec },
     logger,
     {
@@ -193,9 +216,15 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
       end: (uid, code, message) => runner.fail(uid, code, message),
     },
   );
+  const settler: PhotoAvatarSettler = new PhotoAvatarSettler(avatarStore, jobStore, blobs, jobs, options.retention.staleJobMs, logger);
+  const photoAvatars: PhotoAvatarService = new PhotoAvatarService(avatarStore, blobs, jobs, faceDetector, workDirs, logger, (uid) => settler.settleDeleted(uid));
   const recovery = new Recovery(jobStore, queue, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
-  const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger, jobStore);
+  const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger, jobStore, [
+    { name: 'photo avatar recovery', run: () => settler.sweep() },
+  ]);
   const uploads = new MultipartUploadPort(blobs, options.limits.maxUploadBytes, options.retention.uploadsMs, logger);
+  const photoUploads = new MultipartUploadPort(blobs, options.limits.maxPhotoBytes, options.retention.uploadsMs, logger);
+  const photoInputs = new ResolverInputPort(resolver, options.limits.maxPhotoBytes);
 
   return {
     jobStore,
@@ -205,6 +234,10 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
     signer,
     uploads,
     idempotency,
+    faceDetector,
+    photoAvatars,
+    photoUploads,
+    photoInputs,
     start() {
       sweeper.start();
       webhooks?.start();
@@ -228,6 +261,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
       await runner.abortAll('the service is shutting down', { handBack: queue.capabilities.retries });
       await closing;
       if (!backends.jobStore) await jobStore.close();
+      if (!backends.avatarStore) await avatarStore.close();
       if (!backends.blobStore) await blobs.close?.();
     },
   };

@@ -1,10 +1,10 @@
 import type { MediaBinaries } from '../../inference/media/index.js';
-import type { AvatarAssetRenderer, LipSyncEngine, SeparationEngine } from '../../domain/engines.js';
+import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, SeparationEngine } from '../../domain/engines.js';
 import type { Logger } from '../../domain/logger.js';
 
 /**
- * Factories of the built-in engines (lip-sync, source separation, avatar assets). Each loads its modules
- * (onnxruntime-node, @napi-rs/canvas) with a dynamic import when called, so a process that runs no engine
+ * Factories of the built-in engines (lip-sync, source separation, avatar assets, face detection). Each loads its
+ * modules (onnxruntime-node, @napi-rs/canvas, the face models' worker) with a dynamic import when called, so a process that runs no engine
  * (role `api`) never loads them.
  */
 export function builtInEngines(binaries: MediaBinaries, logger: Logger, maxSeparationSec: number): {

@@ -64,7 +64,7 @@ export class MultipartUploadPort implements UploadPort {
       const createdAt = info?.createdAt ?? new Date().toISOString();
       const expiresAt = new Date(Date.parse(createdAt) + this.retentionMs).toISOString();
       await this.blobs.setExpiry(upload.blob.id, expiresAt);
-      return { blob: upload.blob, fileName: upload.fileName, sha256: upload.sha256, createdAt, expiresAt };
+      return { blob: upload.blob, fileName: upload.fileName, sha256: upload.sha256, createdAt, expiresAt, fields: upload.fields };
     } catch (error) {
       // The rest of a rejected upload is not worth reading: ask the client to drop the connection.
       throw toApiError(error, 'file', { connection: 'close' });

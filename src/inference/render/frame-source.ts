@@ -1,15 +1,17 @@
 import { Worker } from 'node:worker_threads';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
-import { FrameRenderer } from './frame-renderer.js';
+import type { PhotoFace } from '../../domain/avatar/photo.js';
+import { createFrameDrawer, drawFrameInto, type FrameDrawer } from './frame-drawer.js';
 import type { FrameEncoderSetup, FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
 import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
+import { rawFrameBytes, type RawVideoFormat } from '../media/raw-video.js';
 import { workerModule, workerModuleOptions } from '../workers/module-entry.js';
 import { reviveError } from '../workers/task-protocol.js';
 
 export type { FrameEncoderSetup } from './frame-worker-protocol.js';
 
-/** One drawn frame: RGBA bytes, valid until {@link release} is called. */
+/** One drawn frame: RGBA bytes (or the encoder's `pixelFormat`, see {@link FrameSource.frames}), valid until {@link release} is called. */
 export interface DrawnFrame {
   pixels: Uint8Array;
   /** Call once the pixels have been consumed (written into ffmpeg's pipe): the memory is reused. */
@@ -24,6 +26,13 @@ export interface FrameSourceOptions {
   definition: AvatarDefinition;
   /** An image drawn to cover the frame behind the avatar. */
   backgroundPath?: string;
+  /**
+   * A photo avatar's portrait: the frames are the photo, scaled to cover the frame, with the face
+   * animated (see `PhotoFrameRenderer`); `backgroundPath` is then not used.
+   */
+  photo?: PhotoFace;
+  /** Make a photo avatar's idle motion a seamless loop of this many frames (its idle clip). */
+  loopFrames?: number;
   /** `'worker'` (default) or `'main'`; see {@link FrameSource}. */
   thread?: RenderThread;
   /** Frames a worker may have drawn ahead of the encoder (default {@link DEFAULT_FRAME_SLOTS}, at least 2). */
@@ -64,7 +73,10 @@ export abstract class FrameSource {
    */
   abstract ready(): Promise<void>;
 
-  /** Frames `0 … total − 1`, frame `i` with `mouths[i]` (the resting mouth past its end). Call once. */
+  /**
+   * Frames `0 … total − 1`, frame `i` with `mouths[i]` (the resting mouth past its end), in the encoder's
+   * `pixelFormat` when opened with one, else RGBA. Call once.
+   */
   abstract frames(mouths: readonly MouthShape[], total: number, signal?: AbortSignal): AsyncGenerator<DrawnFrame>;
 
   /**
@@ -82,17 +94,19 @@ export abstract class FrameSource {
 }
 
 class InlineFrameSource extends FrameSource {
-  private readonly renderer: Promise<FrameRenderer>;
+  private readonly renderer: Promise<FrameDrawer>;
   private readonly encoder?: VideoEncoder;
+  private readonly format: RawVideoFormat;
   /** Stops the encoder: aborted with the job's reason, or by close() before the video is complete. */
   private readonly stop = new AbortController();
   private encoded = false;
 
   constructor(options: FrameSourceOptions) {
     super();
-    this.renderer = FrameRenderer.create(options.definition, { backgroundPath: options.backgroundPath });
+    this.renderer = createFrameDrawer(options);
     // Marked handled here only: ready() and frames() await it, so the caller gets the error from them.
     this.renderer.catch(() => undefined);
+    this.format = options.encoder?.options.pixelFormat ?? 'rgba';
     if (options.encoder) this.encoder = openVideoEncoder({ ...options.encoder.options, signal: this.stop.signal }, options.encoder.binaries);
   }
 
@@ -128,8 +142,8 @@ class InlineFrameSource extends FrameSource {
     const free: Uint8Array[] = [];
     for (let index = 0; index < total; index++) {
       signal?.throwIfAborted();
-      const pixels = free.pop() ?? new Uint8Array(renderer.width * renderer.height * 4);
-      renderer.renderInto(index, mouths[index] ?? RESTING_MOUTH, pixels);
+      const pixels = free.pop() ?? new Uint8Array(rawFrameBytes(this.format, renderer.width, renderer.height));
+      drawFrameInto(renderer, this.format, index, mouths[index] ?? RESTING_MOUTH, pixels);
       let released = false;
       yield {
         pixels,
@@ -193,7 +207,7 @@ class WorkerFrameSource extends FrameSource {
     // Marked handled here only: ready() and frames() await it, so the caller gets the error from them.
     this.setUp.catch(() => undefined);
     const slots = Math.max(2, options.slots ?? DEFAULT_FRAME_SLOTS);
-    this.frameBytes = options.definition.width * options.definition.height * 4;
+    this.frameBytes = rawFrameBytes(options.encoder?.options.pixelFormat ?? 'rgba', options.definition.width, options.definition.height);
     this.ring = new SharedArrayBuffer(this.frameBytes * slots);
     this.encoding = options.encoder !== undefined;
     this.worker = acquireWorker();
@@ -205,6 +219,8 @@ class WorkerFrameSource extends FrameSource {
       job: this.job,
       definition: options.definition,
       backgroundPath: options.backgroundPath,
+      photo: options.photo,
+      loopFrames: options.loopFrames,
       ring: this.ring,
       slots,
       encoder: options.encoder,

@@ -1,4 +1,5 @@
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import type { PhotoFace } from '../../domain/avatar/photo.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import type { VideoEncodeOptions } from '../media/encode-video.js';
@@ -26,7 +27,10 @@ export type ToFrameWorker =
       job: number;
       definition: AvatarDefinition;
       backgroundPath?: string;
-      /** `slots` frames of `width × height × 4` bytes, shared with the parent. */
+      /** A photo avatar's portrait (see `FrameSourceOptions.photo`). */
+      photo?: PhotoFace;
+      loopFrames?: number;
+      /** `slots` frames (`width × height × 4` bytes, or the encoder's `pixelFormat`), shared with the parent. */
       ring: SharedArrayBuffer;
       slots: number;
       encoder?: FrameEncoderSetup;

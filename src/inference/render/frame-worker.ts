@@ -1,6 +1,6 @@
 /**
  * Worker-thread entry of {@link FrameSource}. For each video it is given, it sets a
- * {@link FrameRenderer} up as soon as it is told the avatar (`prepare`), then, once told what to
+ * frame drawer (the drawn avatar's or a photo avatar's) up as soon as it is told the avatar (`prepare`), then, once told what to
  * draw, draws the frames in order, copies each into a free slot of the shared frame ring and tells
  * the parent which slot holds which frame. The parent hands a slot back once ffmpeg has its bytes.
  * With an encoder (`prepare.encoder`), the worker starts ffmpeg itself at `prepare` and writes each
@@ -10,9 +10,10 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { FrameRenderer } from './frame-renderer.js';
+import { createFrameDrawer, drawFrameInto } from './frame-drawer.js';
 import { RESTING_MOUTH } from '../lipsync/mouth.js';
 import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
+import { rawFrameBytes } from '../media/raw-video.js';
 import type { FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
 import { serializeError } from '../workers/task-protocol.js';
 import { lowerThreadPriority } from '../workers/background-priority.js';
@@ -69,8 +70,9 @@ for (;;) {
   try {
     // ffmpeg starts (and opens the audio) while the renderer is set up and the parent analyses the audio.
     if (video.encoder) encoder = openVideoEncoder({ ...video.encoder.options, signal }, video.encoder.binaries);
-    const renderer = await FrameRenderer.create(video.definition, { backgroundPath: video.backgroundPath });
-    const frameBytes = renderer.width * renderer.height * 4;
+    const renderer = await createFrameDrawer(video);
+    const format = video.encoder?.options.pixelFormat ?? 'rgba';
+    const frameBytes = rawFrameBytes(format, renderer.width, renderer.height);
     post({ type: 'ready', job: video.job });
     await until(() => draw !== undefined && draw.job === video.job, signal);
     const { mouths, total } = draw!;
@@ -78,7 +80,8 @@ for (;;) {
       await until(() => free.length > 0, signal);
       const slot = free.shift()!;
       const pixels = new Uint8Array(video.ring, slot * frameBytes, frameBytes);
-      renderer.renderInto(index, mouths[index] ?? RESTING_MOUTH, pixels);
+      const mouth = mouths[index] ?? RESTING_MOUTH;
+      drawFrameInto(renderer, format, index, mouth, pixels);
       if (encoder) {
         await encoder.write(pixels, () => {
           free.push(slot);

@@ -1,0 +1,110 @@
+import { basename, extname } from 'node:path';
+import { z } from 'zod';
+import type { Route } from '../http/router.js';
+import { json } from '../http/types.js';
+import { validate } from '../http/validate.js';
+import { isJson, readJson } from '../http/read-json.js';
+import { ApiError } from '../errors.js';
+import { avatarListItemSchema, avatarNameSchema, createAvatarBodySchema } from '../schemas/avatar.js';
+import { photoAvatarView } from '../avatars/avatar-views.js';
+import type { ReceivedPhoto } from '../avatars/photo-avatar-service.js';
+import type { ApiDeps } from './deps.js';
+import { MIN_FACE_HEIGHT_PX } from '../../domain/avatar/photo.js';
+import { canonicalJson } from '../idempotency/canonical-json.js';
+import { idempotencyKeyOf, requestFingerprint } from '../idempotency/idempotency.js';
+import { IDEMPOTENCY_HEADER_DOC, IDEMPOTENT_REPLAYED_DOC } from './idempotency-doc.js';
+
+const DEFAULT_NAME = 'Photo avatar';
+
+/** The default name of an uploaded portrait: its file name without extension. */
+function nameFromFile(fileName: string): string {
+  const base = basename(fileName, extname(fileName)).trim().slice(0, 100).trim();
+  return base && base !== 'upload' ? base : DEFAULT_NAME;
+}
+
+/** POST /v2/avatar (a photo avatar from a portrait) and DELETE /v2/avatar/:uid. */
+export function photoAvatarRoutes(deps: ApiDeps): Route[] {
+  return [
+    {
+      method: 'POST',
+      pattern: '/v2/avatar',
+      access: 'key',
+      family: 'v2',
+      doc: {
+        summary: 'Create a photo avatar from a portrait (extension)',
+        description: [
+          'A multipart body with a `file` part (JPEG, PNG or WebP) and an optional `name` field, or JSON `{ imageUrl, name }` (the same URL rules as job inputs; an upload URL of this key works).',
+          `The face is found before the answer: several faces → the largest is animated; none → 400 \`no_face\`; its box lower than ${MIN_FACE_HEIGHT_PX} px → 400 \`face_too_small\`; not an image → 400 \`not_image\`; over \`limits.maxPhotoBytes\` → 413.`,
+          'The idle clip, preview and thumbnail are then made in the background: `thumbnailGenerationStatus` is `pending`, then `completed` (links filled) or `error` (`errorReason`).',
+          'The avatar belongs to this key: listed with the built-in ones, usable as `avatarId`, 404 for every other key.',
+        ].join(' '),
+        tag: 'Avatars',
+        body: [
+          {
+            contentType: 'multipart/form-data',
+            schema: {
+              type: 'object',
+              properties: { file: { type: 'string', contentMediaType: 'application/octet-stream' }, name: { type: 'string', maxLength: 100 } },
+              required: ['file'],
+            },
+          },
+          { contentType: 'application/json', schema: createAvatarBodySchema },
+        ],
+        headers: IDEMPOTENCY_HEADER_DOC,
+        responses: {
+          201: {
+            description: 'Created; `thumbnailGenerationStatus` is `pending` (with `Idempotency-Key`: the first answer again for the same photo and name)',
+            body: { contentType: 'application/json', schema: avatarListItemSchema },
+            headers: IDEMPOTENT_REPLAYED_DOC,
+          },
+        },
+        errors: [400, 409, 413, 415, 422],
+      },
+      async handle({ request, owner, baseUrl }) {
+        // Refused before the body is read: ask the client to drop the connection rather than send it all.
+        if (!deps.photoAvatars.enabled) {
+          throw new ApiError(503, 'unavailable', 'photo avatars are off on this service (no face detector is configured)', undefined, { connection: 'close' });
+        }
+        const key = idempotencyKeyOf(request.headers);
+        const create = async (photo: ReceivedPhoto, name: string) => json(201, await photoAvatarView(await deps.photoAvatars.create(owner, photo, name), deps.links(baseUrl)));
+        if (isJson(request)) {
+          // A repeat is recognised by its body, before the image is fetched again.
+          const raw = await readJson(request, deps.maxJsonBytes);
+          return deps.idempotency.run(key, owner, requestFingerprint('POST /v2/avatar', canonicalJson(raw)), async () => {
+            const body = validate(createAvatarBodySchema, raw, 'body');
+            const input = await deps.photoInputs.resolve({ url: body.imageUrl, owner, kind: 'image', field: 'imageUrl' });
+            return create({ blob: input.blob, madeHere: input.scratch, field: 'body.imageUrl' }, body.name ?? DEFAULT_NAME);
+          });
+        }
+        // The file is stored first (hashed while it streams); a repeat then deletes its copy and replays.
+        const upload = await deps.photoUploads.receive(request.bodyStream, request.headers, owner);
+        let name: string;
+        try {
+          name = upload.fields.name === undefined ? nameFromFile(upload.fileName) : validate(z.object({ name: avatarNameSchema }), { name: upload.fields.name }, 'body').name;
+        } catch (error) {
+          await deps.blobs.delete(upload.blob.id).catch(() => undefined);
+          throw error;
+        }
+        const fingerprint = requestFingerprint('POST /v2/avatar', upload.sha256, name, upload.blob.contentType);
+        return deps.idempotency.run(key, owner, fingerprint, () => create({ blob: upload.blob, madeHere: true, field: 'body.file' }, name), () => deps.blobs.delete(upload.blob.id));
+      },
+    },
+    {
+      method: 'DELETE',
+      pattern: '/v2/avatar/:uid',
+      access: 'key',
+      family: 'v2',
+      doc: {
+        summary: 'Delete a photo avatar of this key and its files (extension); videos already made stay',
+        tag: 'Avatars',
+        responses: { 204: { description: 'Deleted' } },
+        errors: [403, 404],
+      },
+      async handle({ params, owner }) {
+        if (deps.catalogue.get(params.uid!)) throw new ApiError(403, 'built_in_avatar', 'built-in avatars cannot be deleted');
+        await deps.photoAvatars.delete(params.uid!, owner);
+        return { status: 204, headers: {}, kind: 'empty' };
+      },
+    },
+  ];
+}

@@ -1,0 +1,78 @@
+/**
+ * Decodes an uploaded portrait (JPEG, PNG or WebP) for face detection. The decoder (Skia, in @napi-rs/canvas)
+ * applies a JPEG's EXIF orientation itself, so the pixels are the photo as it is meant to be seen; a large photo
+ * is scaled down so that its longer side is at most `maxSide` (the landmark model looks at a 192-pixel crop of
+ * the face, so detail past that is unused).
+ */
+import { readFile } from 'node:fs/promises';
+import { createCanvas, loadImage, type Image } from '@napi-rs/canvas';
+import { imageSize } from 'image-size';
+import { NotAnImageError } from '../../domain/avatar/photo.js';
+
+/** A decoded photo, upright, possibly scaled down. */
+export interface DecodedPhoto {
+  /** Size of the upright photo at full resolution (what landmarks are given in). */
+  width: number;
+  height: number;
+  /** `pixels` is the photo scaled by `scale` (≤ 1): `scaledWidth × scaledHeight` RGBA pixels. */
+  scale: number;
+  scaledWidth: number;
+  scaledHeight: number;
+  pixels: Uint8ClampedArray;
+}
+
+/**
+ * The most pixels a photo may have (50 megapixels, e.g. 8660 × 5773): it is decoded whole before it is scaled
+ * down, four bytes a pixel, so a small file that declares a huge image (a "decompression bomb") is refused from
+ * its header before any decoding.
+ */
+export const MAX_PHOTO_PIXELS = 50_000_000;
+
+/** The kinds of image a photo avatar accepts, by their first bytes. */
+export function photoFormat(bytes: Uint8Array): 'jpeg' | 'png' | 'webp' | undefined {
+  const ascii = (from: number, to: number) => String.fromCharCode(...bytes.subarray(from, to));
+  if (bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'jpeg';
+  if (bytes.length >= 8 && bytes[0] === 0x89 && ascii(1, 4) === 'PNG') return 'png';
+  if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'WEBP') return 'webp';
+  return undefined;
+}
+
+/**
+ * The photo at `path`, upright and scaled to at most `maxSide` pixels on its longer side.
+ * @throws NotAnImageError when it is not a JPEG, PNG or WebP image that decodes.
+ */
+export async function decodePhoto(path: string, maxSide: number): Promise<DecodedPhoto> {
+  const bytes = await readFile(path);
+  if (!photoFormat(bytes)) throw new NotAnImageError();
+  const declared = declaredSize(bytes);
+  if (declared.width * declared.height > MAX_PHOTO_PIXELS) {
+    throw new NotAnImageError(`the image is too large to decode: ${declared.width}×${declared.height} pixels, at most ${MAX_PHOTO_PIXELS / 1e6} megapixels`);
+  }
+  let image: Image;
+  try {
+    image = await loadImage(bytes);
+  } catch (error) {
+    throw new NotAnImageError(`the file is not a JPEG, PNG or WebP image that can be decoded (${(error as Error).message})`);
+  }
+  const { width, height } = image;
+  if (!(width > 0 && height > 0)) throw new NotAnImageError('the image has no pixels');
+  const scale = Math.min(1, maxSide / Math.max(width, height));
+  const scaledWidth = Math.max(1, Math.round(width * scale));
+  const scaledHeight = Math.max(1, Math.round(height * scale));
+  const canvas = createCanvas(scaledWidth, scaledHeight);
+  const context = canvas.getContext('2d');
+  context.imageSmoothingQuality = 'high';
+  context.drawImage(image, 0, 0, width, height, 0, 0, width * scale, height * scale);
+  const { data } = context.getImageData(0, 0, scaledWidth, scaledHeight);
+  return { width, height, scale, scaledWidth, scaledHeight, pixels: data };
+}
+
+/** The size the image's header declares. */
+function declaredSize(bytes: Uint8Array): { width: number; height: number } {
+  try {
+    const { width, height } = imageSize(bytes);
+    return { width, height };
+  } catch (error) {
+    throw new NotAnImageError(`the image's header cannot be read (${(error as Error).message})`);
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * Worker-thread entry of {@link HumanFaceDetector}: runs {@link detectFaces} for each task. The models load on
+ * the first task and stay loaded for the worker's life.
+ */
+import type { FaceDetection } from '../../domain/avatar/photo.js';
+import { serveTasks } from '../workers/serve-tasks.js';
+import { detectFaces } from './detect-faces.js';
+import type { FaceDetectionTask } from './face-detector.js';
+
+serveTasks<FaceDetectionTask, FaceDetection>(({ imagePath }, { signal }) => detectFaces(imagePath, signal));

@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import { createCanvas, type Canvas } from '@napi-rs/canvas';
+import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import type { PhotoFace } from '../../domain/avatar/photo.js';
+import type { PhotoAvatarAssetRenderer } from '../../domain/engines.js';
+import type { MediaBinaries } from '../media/binaries.js';
+import { resolveEncoderBinaries, writePng, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
+import { FrameSource } from '../render/frame-source.js';
+
+/** Options of {@link CanvasPhotoAvatarAssetRenderer}. */
+export interface PhotoAvatarAssetRendererOptions {
+  /** Length of the idle clip in seconds (default 4). */
+  idleSeconds?: number;
+  /** Frame size of the idle clip and the preview (default 512×512). */
+  size?: { width: number; height: number };
+  /** Thumbnail edge in pixels (default 128). */
+  thumbnailSize?: number;
+  /** H.264 settings of the idle clip. */
+  encoder?: VideoEncoderSettings;
+  /** ffmpeg location: resolved binaries, or options for `resolveMediaBinaries` (default: found automatically). */
+  binaries?: EncoderBinaries;
+}
+
+/**
+ * A photo avatar's definition for drawing: its id (which seeds the blinks and head motion) is derived from
+ * the face, so the same photo always moves the same way.
+ */
+export function photoDefinition(face: PhotoFace, fps: number, size: { width: number; height: number }): AvatarDefinition {
+  const digest = createHash('sha256').update(JSON.stringify(face.landmarks.points)).digest('hex').slice(0, 16);
+  return { id: `photo-${digest}`, name: 'photo', width: size.width, height: size.height, fps };
+}
+
+/**
+ * Renders a photo avatar's catalogue assets with {@link PhotoFrameRenderer}: a seamless idle clip (blinks,
+ * small head motion, the photo's own mouth) and a PNG preview (its first frame) and thumbnail. The frames
+ * are drawn on a frame worker thread (the photo decoded there too), so the caller's event loop only waits.
+ */
+export class CanvasPhotoAvatarAssetRenderer implements PhotoAvatarAssetRenderer {
+  private binaries?: Promise<MediaBinaries>;
+
+  constructor(private readonly options: PhotoAvatarAssetRendererOptions = {}) {}
+
+  async renderIdleVideo(face: PhotoFace, fps: number, outputPath: string, signal?: AbortSignal): Promise<void> {
+    const count = Math.max(1, Math.round((this.options.idleSeconds ?? 4) * fps));
+    const definition = photoDefinition(face, fps, this.size);
+    const binaries = await (this.binaries ??= resolveEncoderBinaries(this.options.binaries));
+    const source = FrameSource.open({
+      definition,
+      photo: face,
+      loopFrames: count,
+      encoder: { options: { ...this.options.encoder, width: definition.width, height: definition.height, fps, outputPath }, binaries },
+    });
+    try {
+      await source.ready();
+      await source.encode([], count, signal);
+    } finally {
+      await source.close();
+    }
+  }
+
+  async renderPreview(face: PhotoFace, outputPath: string): Promise<void> {
+    await writePng(await this.firstFrame(face), outputPath);
+  }
+
+  async renderThumbnail(face: PhotoFace, outputPath: string): Promise<void> {
+    await writePng(await this.firstFrame(face), outputPath, this.options.thumbnailSize ?? 128);
+  }
+
+  private get size(): { width: number; height: number } {
+    return this.options.size ?? { width: 512, height: 512 };
+  }
+
+  /** The idle clip's first frame (eyes open, the photo's own mouth), drawn on a frame worker. */
+  private async firstFrame(face: PhotoFace): Promise<Canvas> {
+    const definition = photoDefinition(face, 25, this.size);
+    const source = FrameSource.open({ definition, photo: face });
+    try {
+      await source.ready();
+      const canvas = createCanvas(definition.width, definition.height);
+      for await (const frame of source.frames([], 1)) {
+        const image = canvas.getContext('2d').createImageData(definition.width, definition.height);
+        image.data.set(frame.pixels);
+        canvas.getContext('2d').putImageData(image, 0, 0);
+        frame.release();
+      }
+      return canvas;
+    } finally {
+      await source.close();
+    }
+  }
+}

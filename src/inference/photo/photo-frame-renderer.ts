@@ -1,0 +1,163 @@
+import { readFile } from 'node:fs/promises';
+import { createCanvas, loadImage, type Image } from '@napi-rs/canvas';
+import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import type { FacePoint } from '../../domain/avatar/face-landmarks.js';
+import type { PhotoFace } from '../../domain/avatar/photo.js';
+import { idlePoseAt, loopedIdlePoseAt } from '../avatar/idle-motion.js';
+import type { MouthShape } from '../lipsync/mouth.js';
+import { coverCrop } from '../render/background.js';
+import { paintEyelids } from './eyelids.js';
+import { buildFaceMesh, type FaceMesh } from './face-mesh.js';
+import { moveFace, type FaceMotion } from './face-motion.js';
+import { samplePalette, type FacePalette } from './face-palette.js';
+import { warpMesh } from './mesh-warp.js';
+import { paintMouthInterior } from './mouth-interior.js';
+
+/** Options of {@link PhotoFrameRenderer}. */
+export interface PhotoFrameRendererOptions {
+  /** Make the idle motion (blinks, head) a seamless loop of this many frames (the idle clip). */
+  loopFrames?: number;
+}
+
+/** Head rotation per radian of the idle pose's tilt: a photo turns less than a drawn head. */
+const TILT_SHARE = 0.5;
+/** Head shift in inter-ocular distances per design pixel of the idle pose. */
+const SHIFT_PER_DESIGN_PX = 0.012;
+/** Consecutive resting frames before the mouth goes back to the photo's own, and frames that takes. */
+const REST_DELAY = 2;
+const REST_FRAMES = 6;
+/** A mouth counts as resting when every parameter is this close to rest. */
+const REST_TOLERANCE = 0.02;
+
+/**
+ * Draws the frames of a photo avatar: the photo scaled to cover the frame and centred (as a background
+ * image is), with only the face animated by warping it with a triangle mesh built from its 68 landmarks:
+ * the jaw drops and the lips take each frame's mouth shape, the open mouth shows a painted inside, the
+ * eyelids blink and the head moves a little over a still neck and background. Everything that does not
+ * depend on the frame (the covered photo, the mesh, the sampled colours) is prepared once; a frame copies
+ * the photo and warps the face's triangles into it. Deterministic: the same frames in order give the same
+ * pixels.
+ *
+ * In silence the mouth is the photo's own (a smile stays a smile); while speaking, `closed` closes the
+ * photo's lips and the inside is painted. The mouth goes back to the photo's after a few resting frames.
+ */
+export class PhotoFrameRenderer {
+  readonly width: number;
+  readonly height: number;
+  /** The covered photo, RGBA. */
+  readonly base: Uint8Array;
+  readonly mesh: FaceMesh;
+  readonly palette: FacePalette;
+  private readonly moved: Float64Array;
+  private readonly open: Float64Array;
+  private readonly photoMouthShows: boolean;
+  /** The last frame drawn and how many resting frames led up to it (see {@link restWeight}). */
+  private last = { index: -2, restRun: 0 };
+  /** The last frame's rest weight (1: the photo's own mouth). */
+  private lastRest = 1;
+
+  constructor(
+    private readonly definition: AvatarDefinition,
+    image: Image,
+    landmarks: readonly FacePoint[],
+    landmarkSize: { width: number; height: number },
+    private readonly options: PhotoFrameRendererOptions = {},
+  ) {
+    this.width = definition.width;
+    this.height = definition.height;
+    const canvas = createCanvas(this.width, this.height);
+    const ctx = canvas.getContext('2d');
+    ctx.imageSmoothingEnabled = true;
+    ctx.imageSmoothingQuality = 'high';
+    const crop = coverCrop(image, this.width, this.height);
+    ctx.drawImage(image, crop.sx, crop.sy, crop.sw, crop.sh, 0, 0, this.width, this.height);
+    this.base = new Uint8Array(canvas.data());
+    // Landmarks are in the pixels of the image as the detector decoded it: map them onto the covered frame.
+    const scale = this.width / crop.sw;
+    const fx = image.width / landmarkSize.width;
+    const fy = image.height / landmarkSize.height;
+    const points = landmarks.map(([x, y]) => [(x * fx - crop.sx) * scale, (y * fy - crop.sy) * scale] as FacePoint);
+    this.mesh = buildFaceMesh(points, this.width, this.height);
+    this.palette = samplePalette(this.base, this.width, this.height, this.mesh.rest, this.mesh.axes);
+    this.photoMouthShows = this.mesh.axes.lipGap >= 0.06 * this.mesh.axes.mouthWidth;
+    this.moved = new Float64Array(this.mesh.count * 2);
+    this.open = new Float64Array(this.mesh.count * 2);
+  }
+
+  /** A renderer for `face` at `definition`'s frame size. */
+  static async create(definition: AvatarDefinition, face: PhotoFace, options: PhotoFrameRendererOptions = {}): Promise<PhotoFrameRenderer> {
+    // Read the bytes ourselves: loadImage would treat a string that looks like a URL as one to fetch.
+    const bytes = await readFile(face.imagePath);
+    const image = await loadImage(bytes).catch((error: unknown) => {
+      throw new Error(`the avatar's photo could not be decoded: ${error instanceof Error ? error.message : String(error)}`);
+    });
+    const { landmarks } = face;
+    return new PhotoFrameRenderer(definition, image, landmarks.points, { width: landmarks.imageWidth, height: landmarks.imageHeight }, options);
+  }
+
+  /** Draws frame `frameIndex` with `mouth` into `target` (`width × height × 4` RGBA bytes, opaque). */
+  renderInto(frameIndex: number, mouth: MouthShape, target: Uint8Array): void {
+    const { width, height, mesh, base } = this;
+    const motion = this.motionAt(frameIndex, mouth);
+    target.set(base);
+    moveFace(mesh, motion, this.moved);
+    warpMesh(base, target, width, height, mesh.triangles, mesh.rest, this.moved);
+    paintMouthInterior(target, width, height, {
+      points: this.moved,
+      mouthWidth: mesh.axes.mouthWidth,
+      palette: this.palette,
+      teeth: motion.teeth,
+      // A photo whose mouth shows its teeth keeps them at rest; the painted inside fades in as speech starts.
+      alpha: this.photoMouthShows ? 1 - this.lastRest : 1,
+    });
+    if (motion.blink >= 0.05) {
+      moveFace(mesh, { ...motion, blink: 0 }, this.open);
+      paintEyelids(target, width, height, this.open, this.moved, this.palette.lids, motion.blink, mesh.axes.iod);
+    }
+  }
+
+  /** Draws frame `frameIndex` into a fresh buffer. */
+  render(frameIndex: number, mouth: MouthShape): Uint8Array {
+    const pixels = new Uint8Array(this.width * this.height * 4);
+    this.renderInto(frameIndex, mouth, pixels);
+    return pixels;
+  }
+
+  /** The face's motion in frame `frameIndex`: the idle pose's blink and head motion, and the mouth. */
+  motionAt(frameIndex: number, mouth: MouthShape): FaceMotion {
+    const { loopFrames } = this.options;
+    const pose = loopFrames ? loopedIdlePoseAt(this.definition, frameIndex, loopFrames) : idlePoseAt(this.definition, frameIndex);
+    const rest = this.restWeight(frameIndex, mouth);
+    this.lastRest = rest;
+    const shift = SHIFT_PER_DESIGN_PX * this.mesh.axes.iod;
+    return {
+      open: mouth.open,
+      width: mouth.width,
+      round: mouth.round,
+      closed: mouth.closed * (1 - rest),
+      teeth: mouth.teeth,
+      blink: pose.blink,
+      rotation: pose.headTilt * TILT_SHARE,
+      shiftX: pose.headX * shift,
+      shiftY: pose.headY * shift,
+    };
+  }
+
+  /**
+   * How far the mouth is back to the photo's own: 1 from the first frame while it rests and after a few
+   * resting frames, 0 while speaking. Frames are expected in order (as a video draws them); a frame out of
+   * order starts the count again from it, so the same sequence always gives the same weights.
+   */
+  private restWeight(frameIndex: number, mouth: MouthShape): number {
+    const resting =
+      mouth.open < REST_TOLERANCE &&
+      mouth.width < REST_TOLERANCE &&
+      mouth.round < REST_TOLERANCE &&
+      mouth.teeth < REST_TOLERANCE &&
+      mouth.closed > 1 - REST_TOLERANCE;
+    const follows = frameIndex === this.last.index + 1;
+    const run = resting ? (follows ? this.last.restRun + 1 : REST_DELAY + REST_FRAMES) : 0;
+    this.last = { index: frameIndex, restRun: run };
+    return Math.min(1, Math.max(0, (run - REST_DELAY) / REST_FRAMES));
+  }
+}

@@ -1,0 +1,137 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { faceLandmarksSchema } from '../../src/domain/avatar/face-landmarks.js';
+import type { PhotoFace } from '../../src/domain/avatar/photo.js';
+import type { FaceMesh } from '../../src/inference/photo/face-mesh.js';
+import { wavFile } from '../../src/testing/wav.js';
+
+const FIXTURES = new URL('./fixtures/', import.meta.url);
+
+/** The astronaut portrait (512×512, public domain) with its hand-placed landmarks. */
+export function astronaut(): PhotoFace {
+  return {
+    imagePath: new URL('astronaut.jpg', FIXTURES).pathname,
+    landmarks: faceLandmarksSchema.parse(JSON.parse(readFileSync(new URL('astronaut.landmarks.json', FIXTURES), 'utf8'))),
+  };
+}
+
+/** Luma of RGBA pixel `i` (pixel index). */
+const luma = (p: Uint8Array, i: number) => 0.299 * p[4 * i]! + 0.587 * p[4 * i + 1]! + 0.114 * p[4 * i + 2]!;
+
+/** Mean SSIM of the luma of two RGBA frames over 8×8 windows (step 4), with the usual constants for 8-bit images. */
+export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number): number {
+  const C1 = (0.01 * 255) ** 2;
+  const C2 = (0.03 * 255) ** 2;
+  let total = 0;
+  let windows = 0;
+  for (let y = 0; y + 8 <= height; y += 4) {
+    for (let x = 0; x + 8 <= width; x += 4) {
+      let sa = 0;
+      let sb = 0;
+      let saa = 0;
+      let sbb = 0;
+      let sab = 0;
+      for (let dy = 0; dy < 8; dy++) {
+        for (let dx = 0; dx < 8; dx++) {
+          const i = (y + dy) * width + x + dx;
+          const va = luma(a, i);
+          const vb = luma(b, i);
+          sa += va;
+          sb += vb;
+          saa += va * va;
+          sbb += vb * vb;
+          sab += va * vb;
+        }
+      }
+      const n = 64;
+      const ma = sa / n;
+      const mb = sb / n;
+      const va = saa / n - ma * ma;
+      const vb = sbb / n - mb * mb;
+      const cov = sab / n - ma * mb;
+      total += ((2 * ma * mb + C1) * (2 * cov + C2)) / ((ma * ma + mb * mb + C1) * (va + vb + C2));
+      windows++;
+    }
+  }
+  return total / windows;
+}
+
+/** The mouth and chin region of a face mesh at rest (frame pixels): where speech moves the face. */
+export function mouthRegion(mesh: FaceMesh): [number, number, number, number] {
+  const { rest, axes } = mesh;
+  const xs = [48, 54, 8].map((i) => rest[2 * i]!);
+  const ys = [33, 8].map((i) => rest[2 * i + 1]!);
+  const m = 0.15 * axes.iod;
+  return [Math.min(...xs) - m, Math.min(...ys), Math.max(...xs) + m, Math.max(...ys) + m];
+}
+
+/** Pearson correlation of two equally long series. */
+export function correlation(a: readonly number[], b: readonly number[]): number {
+  const n = a.length;
+  const ma = a.reduce((s, v) => s + v, 0) / n;
+  const mb = b.reduce((s, v) => s + v, 0) / n;
+  let ab = 0;
+  let aa = 0;
+  let bb = 0;
+  for (let i = 0; i < n; i++) {
+    ab += (a[i]! - ma) * (b[i]! - mb);
+    aa += (a[i]! - ma) ** 2;
+    bb += (b[i]! - mb) ** 2;
+  }
+  return ab / Math.sqrt(aa * bb || 1);
+}
+
+/** A recording of two spoken phrases with a pause between them, and where the pause lies. */
+export interface SpeechWithPause {
+  path: string;
+  durationSec: number;
+  /** The pause between the phrases, in seconds. */
+  pause: [number, number];
+  /** Per video frame at `fps`: loudness in dB (RMS re full scale, floored at −60). */
+  loudness(fps: number): number[];
+}
+
+/**
+ * espeak-ng speech: `lead` s of silence, the first phrase, `gap` s of silence, the second, `lead` s of
+ * silence (16-bit mono wav in `dir`). Fails, never skips, without espeak-ng (.ci/run installs it).
+ */
+export function speechWithPause(dir: string, first: string, second: string, gap = 1.2, lead = 0.5): SpeechWithPause {
+  const say = (text: string, name: string) => {
+    const path = join(dir, name);
+    try {
+      execFileSync('espeak-ng', ['-v', 'en', '-s', '150', '-w', path, text]);
+    } catch (error) {
+      throw new Error(`espeak-ng could not make the test speech (apt-get install espeak-ng): ${(error as Error).message}`);
+    }
+    const wav = readFileSync(path);
+    const dataAt = wav.indexOf('data') + 8;
+    return { rate: wav.readUInt32LE(24), pcm: wav.subarray(dataAt, wav.length - ((wav.length - dataAt) % 2)) };
+  };
+  const a = say(first, 'first.wav');
+  const b = say(second, 'second.wav');
+  const rate = a.rate;
+  const silence = (seconds: number) => Buffer.alloc(Math.round(seconds * rate) * 2);
+  const pcm = Buffer.concat([silence(lead), a.pcm, silence(gap), b.pcm, silence(lead)]);
+  const path = join(dir, 'speech-with-pause.wav');
+  writeFileSync(path, wavFile(pcm, rate));
+  const pauseStart = lead + a.pcm.length / 2 / rate;
+  return {
+    path,
+    durationSec: pcm.length / 2 / rate,
+    pause: [pauseStart, pauseStart + gap],
+    loudness(fps) {
+      const per = rate / fps;
+      const frames = Math.ceil(pcm.length / 2 / per);
+      return Array.from({ length: frames }, (_, i) => {
+        let sum = 0;
+        let count = 0;
+        for (let s = Math.floor(i * per); s < Math.min(pcm.length / 2, Math.floor((i + 1) * per)); s++) {
+          sum += (pcm.readInt16LE(2 * s) / 32768) ** 2;
+          count++;
+        }
+        return Math.max(-60, 10 * Math.log10(sum / Math.max(count, 1) + 1e-12));
+      });
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Photo avatars end to end through HTTP with the built-in engines (no test double): the real face detector on a
+ * real portrait, the real photo renderer for the idle clip, preview and thumbnail, then a lip-synced video of espeak
+ * speech with that avatar; and a real landscape refused as `no_face`.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { KEYS, makeApp, type TestApp } from '../helpers/apps.js';
+import { assertError, download, saveTo, waitFor, waitForJob } from '../helpers/checks.js';
+import { createVideo } from '../helpers/client.js';
+import { useHarness } from '../helpers/harness.js';
+import { ffprobe } from '../helpers/media.js';
+
+const h = useHarness();
+const face = (name: string) => fileURLToPath(new URL(`../fixtures/faces/${name}`, import.meta.url));
+
+describe('photo avatars with the built-in engines, through HTTP', { timeout: 240_000 }, () => {
+  let app: TestApp;
+  let scratch: string;
+  before(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'va-photo-http-'));
+    // `undefined`: the built-in lip-sync engine; the face detector and the photo renderer are built-in unless named.
+    app = await makeApp('koa', { backends: { lipSync: undefined } });
+  });
+  after(async () => {
+    await app?.close();
+    await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('turns a real portrait into an avatar (idle clip, preview, thumbnail) and makes a lip-synced video with it', async () => {
+    const created = await app.http.post('/v2/avatar').set('key', KEYS.a).field('name', 'Grace Hopper').attach('file', face('grace_hopper.jpg'));
+    assert.equal(created.status, 201, created.text);
+    assert.equal(created.body.thumbnailGenerationStatus, 'pending');
+    const uid = created.body.uid as string;
+    const avatar = await waitFor(
+      'the avatar to be prepared',
+      async () => {
+        const body = (await app.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a)).body as Record<string, string>;
+        return body.thumbnailGenerationStatus === 'pending' ? undefined : body;
+      },
+      120_000,
+      200,
+    );
+    assert.equal(avatar.thumbnailGenerationStatus, 'completed', JSON.stringify(avatar));
+    for (const link of [avatar.previewImagePath!, avatar.thumbnailPath!]) {
+      const image = await download(link);
+      assert.equal(image.status, 200);
+      assert.deepEqual([...image.body.subarray(1, 4)].map((byte) => String.fromCharCode(byte)).join(''), 'PNG');
+    }
+    const idle = await ffprobe(await saveTo(join(scratch, 'idle.mp4'), await download(avatar.path!)));
+    assert.ok(idle.streams.some((stream) => stream.codec_type === 'video'), JSON.stringify(idle));
+
+    const job = await createVideo(app, KEYS.a, { audioUrl: h.url('speech.wav'), avatarId: uid });
+    const done = await waitForJob(app, `/v2/2davatar/${job}`, KEYS.a, ['completed', 'error'], 180_000);
+    assert.equal(done.status, 'completed', JSON.stringify(done));
+    assert.equal(app.lipSync.inputs.length, 0, 'the test double was not used');
+    const video = (await ffprobe(await saveTo(join(scratch, 'video.mp4'), await download(done.path as string)))) as {
+      streams: { codec_type: string; width?: number; height?: number }[];
+      format: { duration?: string };
+    };
+    const stream = video.streams.find((s) => s.codec_type === 'video');
+    assert.deepEqual([stream?.width, stream?.height], [512, 512]);
+    assert.ok(video.streams.some((s) => s.codec_type === 'audio'));
+    assert.ok(Number(video.format.duration) > 1, `duration ${video.format.duration}`);
+  });
+
+  it('refuses a real landscape photo: no_face', async () => {
+    assertError(await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', face('china-landscape.jpg')), 400, 'no_face', ['body.file']);
+  });
+});
