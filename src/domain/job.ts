@@ -17,6 +17,17 @@ export type JobStatus = (typeof JOB_STATUSES)[number];
  */
 export type JobKind = 'avatarVideo' | 'separation' | 'avatarPrepare';
 
+/**
+ * Whether a job of this kind resumes when the process running it stops (shutdown, crash) instead of ending in
+ * `error`: true for `avatarPrepare`, whose client sees a `pending` avatar rather than a job, and which is safe to
+ * run again. A shutdown leaves such a job `ongoing` and marks it stopped; recovery (in any process) hands it to a
+ * queue again, which takes it over with its next attempt, up to `maxAttempts`. The API's own jobs end in `error`
+ * (`shutdown`, `interrupted`) as the spec's state machine shows, unless a queue with retries hands them on.
+ */
+export function resumesAfterStop(kind: JobKind): boolean {
+  return kind === 'avatarPrepare';
+}
+
 /** A file held by a {@link BlobStore}. */
 export interface BlobRef {
   /** Opaque blob id (URL-safe). */

@@ -6,6 +6,11 @@ export interface QueuedJob {
   /** Owner (a hash of the API key). */
   owner: string;
   kind: JobKind;
+  /**
+   * Set by recovery for a job that resumes after its process stopped (see `Delivery.takeOver`): the run may take
+   * over the `ongoing` record the stopped process left. A queue that always takes over (BullMQ) may ignore it.
+   */
+  takeOver?: boolean;
 }
 
 /** The per-key limit's key of a job: one owner and one API family. */

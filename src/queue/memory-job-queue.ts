@@ -53,7 +53,7 @@ export class MemoryJobQueue implements JobQueue {
   private dispatch(job: QueuedJob, handlers: QueueHandlers): void {
     void this.perKey
       .run(concurrencyKey(job), () =>
-        this.engines.add(() => (this.closed || this.removed.has(job.uid) ? Promise.resolve() : handlers.run(job.uid, { takeOver: false }))),
+        this.engines.add(() => (this.closed || this.removed.has(job.uid) ? Promise.resolve() : handlers.run(job.uid, { takeOver: job.takeOver === true }))),
       )
       .catch((error: unknown) => {
         this.logger.error('a job run failed outside its guarded path', { uid: job.uid, kind: job.kind, error: String(error) });

@@ -25,14 +25,14 @@ import { makePhotoAvatar } from '../../src/testing/avatar-store-suite.js';
 import { KEYS, SUITE_TIMEOUT_MS, makeApp } from '../helpers/apps.js';
 import { waitFor } from '../helpers/checks.js';
 import { useHarness } from '../helpers/harness.js';
-import { FakeFaceDetector, FakePhotoRenderer } from '../helpers/photo-doubles.js';
+import { FakeFaceDetector, FakePhotoRenderer, makePortraits } from '../helpers/photo-doubles.js';
 
 const h = useHarness();
 const dirs: string[] = [];
 after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
 describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
-  it('a new instance on the same stores ends every pending avatar: queued, running, completed unseen, never scheduled', async () => {
+  it('a new instance on the same stores ends every pending avatar: queued, running (resumed), out of attempts, completed unseen, never scheduled', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'va-photo-recovery-'));
     dirs.push(dataDir);
     const blobs = new FsBlobStore(join(dataDir, 'blobs'));
@@ -53,6 +53,9 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     const running = await left('running');
     await jobStore.create(prepareJobOf(running));
     await jobStore.transition(running.uid, ['pending'], 'ongoing', { heartbeatAt: longAgo, attempt: 1 }, { attempt: 0 });
+    const exhausted = await left('exhausted');
+    await jobStore.create(prepareJobOf(exhausted));
+    await jobStore.transition(exhausted.uid, ['pending'], 'ongoing', { heartbeatAt: longAgo, attempt: 3 }, { attempt: 0 });
     const unseen = await left('unseen');
     await jobStore.create(prepareJobOf(unseen));
     await jobStore.transition(unseen.uid, ['pending'], 'ongoing', { heartbeatAt: new Date().toISOString(), attempt: 1 }, { attempt: 0 });
@@ -76,8 +79,10 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
           return body.thumbnailGenerationStatus === 'pending' ? undefined : body;
         });
       assert.equal((await ended(queued.uid)).thumbnailGenerationStatus, 'completed', 'a queued preparation runs');
-      const interrupted = await ended(running.uid);
-      assert.equal(interrupted.thumbnailGenerationStatus, 'error', 'a preparation whose process died ends in error');
+      assert.equal((await ended(running.uid)).thumbnailGenerationStatus, 'completed', 'a preparation whose process died resumes');
+      assert.equal((await jobStore.get(running.uid))?.attempt, 2, 'it resumed with its next attempt');
+      const interrupted = await ended(exhausted.uid);
+      assert.equal(interrupted.thumbnailGenerationStatus, 'error', 'a preparation stopped maxAttempts times ends in error');
       assert.equal((interrupted.errorReason as { code: string }).code, 'interrupted');
       assert.equal((await ended(unseen.uid)).thumbnailGenerationStatus, 'completed', 'a completed job is carried over');
       for (const blob of Object.values(assets)) assert.equal((await blobs.stat(blob.id))?.meta.expiresAt, undefined, 'its assets are kept');
@@ -85,6 +90,48 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
       assert.deepEqual(await avatarStore.pendingUids(), []);
     } finally {
       await app.close();
+    }
+  });
+
+  it('a preparation running at shutdown stays pending and completes in the next start on the same stores', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'va-photo-restart-'));
+    dirs.push(dataDir);
+    await makePortraits(dataDir);
+    const blobs = new FsBlobStore(join(dataDir, 'blobs'));
+    const jobStore = new MemoryJobStore();
+    const avatarStore = new MemoryAvatarStore();
+    const stores = { jobStore, avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector() };
+    // staleJobMs of a minute: the next start must not wait for the stopped job's heartbeat to go stale.
+    const retention = { staleJobMs: 60_000, sweepIntervalMs: 100 };
+    const stopping = new FakePhotoRenderer();
+    stopping.hold();
+    const first = await makeApp('express', { dataDir, backends: { ...stores, photoRenderer: stopping }, retention });
+    let uid: string;
+    try {
+      const created = await first.http.post('/v2/avatar').set('key', KEYS.a).attach('file', join(dataDir, 'portrait.png'));
+      assert.equal(created.status, 201, JSON.stringify(created.body));
+      uid = (created.body as { uid: string }).uid;
+      await waitFor('the preparation to start', async () => ((await jobStore.get(uid))?.status === 'ongoing' && stopping.faces.length > 0) || undefined);
+    } finally {
+      await first.close();
+    }
+    const stopped = await jobStore.get(uid);
+    assert.equal(stopped?.status, 'ongoing', 'shutdown does not end a preparation');
+    assert.equal(stopped?.heartbeatAt, new Date(0).toISOString(), 'it is marked stopped');
+    assert.equal((await avatarStore.get(uid))?.status, 'pending');
+
+    const resumed = new FakePhotoRenderer();
+    const second = await makeApp('express', { dataDir, backends: { ...stores, photoRenderer: resumed }, retention });
+    try {
+      const body = await waitFor('the avatar to leave pending', async () => {
+        const res = await second.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a);
+        return res.body.thumbnailGenerationStatus === 'pending' ? undefined : (res.body as Record<string, unknown>);
+      });
+      assert.equal(body.thumbnailGenerationStatus, 'completed', JSON.stringify(body));
+      assert.equal(resumed.faces.length, 1, 'the next start ran the preparation');
+      assert.equal((await jobStore.get(uid))?.attempt, 2);
+    } finally {
+      await second.close();
     }
   });
 
@@ -187,7 +234,6 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
       backends: { avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: new FakePhotoRenderer() },
     });
     try {
-      const { makePortraits } = await import('../helpers/photo-doubles.js');
       await makePortraits(dataDir);
       const refused = await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', join(dataDir, 'portrait.png'));
       assert.equal(refused.status, 503, refused.text);

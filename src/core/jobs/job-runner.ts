@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import type { Job, JobExpectation, JobFailure, JobProgress } from '../../domain/job.js';
+import { resumesAfterStop, type Job, type JobExpectation, type JobFailure, type JobProgress } from '../../domain/job.js';
 import type { Delivery } from '../../queue/job-queue.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
@@ -43,6 +43,8 @@ export class JobRunner {
   private readonly running = new Map<string, AbortController>();
   /** The attempt each running job holds, so shutdown ends only its own run. */
   private readonly attempts = new Map<string, JobExpectation>();
+  /** Running jobs that resume after a stop (see {@link resumesAfterStop}): shutdown leaves them `ongoing`. */
+  private readonly resumable = new Set<string>();
 
   constructor(
     private readonly store: JobStore,
@@ -67,6 +69,7 @@ export class JobRunner {
     const controller = new AbortController();
     this.running.set(uid, controller);
     this.attempts.set(uid, expect);
+    if (resumesAfterStop(job.kind)) this.resumable.add(uid);
     const budgetMs = jobBudgetMs(job, this.settings.timeout);
     const deadline = setTimeout(() => controller.abort(timeoutError(budgetMs)), budgetMs);
     const heartbeat = setInterval(() => void this.beat(job, expect, controller), this.settings.heartbeatMs);
@@ -106,7 +109,10 @@ export class JobRunner {
       clearInterval(heartbeat);
       clearInterval(watch);
       if (this.running.get(uid) === controller) this.running.delete(uid);
-      if (this.attempts.get(uid) === expect) this.attempts.delete(uid);
+      if (this.attempts.get(uid) === expect) {
+        this.attempts.delete(uid);
+        this.resumable.delete(uid);
+      }
       if (!controller.signal.aborted) controller.abort(new Error('the job has ended'));
       if (workDir) {
         await rm(workDir, { recursive: true, force: true }).catch((error: unknown) => {
@@ -242,18 +248,29 @@ export class JobRunner {
 
   /**
    * Aborts every running engine (service shutdown). The jobs end in `error` (`shutdown`), or with `handBack`
-   * (a queue that retries) stay `ongoing` for another worker to take over.
+   * (a queue that retries) stay `ongoing` for another worker to take over. A job that resumes after a stop
+   * ({@link resumesAfterStop}) stays `ongoing` either way; without `handBack` its heartbeat is marked long past so
+   * that recovery, in this service's next start or another process, queues it again at its next sweep.
    */
   async abortAll(reason: string, options: { handBack?: boolean } = {}): Promise<void> {
-    if (options.handBack) {
-      // Nothing is written: each run returns 'handed-back' and the queue gives the job to another worker.
-      for (const [uid, controller] of this.running) {
-        this.logger.warn('job handed back to the queue at shutdown', { uid });
+    const ending: Promise<unknown>[] = [];
+    for (const [uid, controller] of [...this.running]) {
+      const attempt = this.attempts.get(uid);
+      if (options.handBack || this.resumable.has(uid)) {
+        // Nothing ends: the run returns 'handed-back' and the job stays `ongoing` at this attempt.
+        this.logger.warn('job handed back at shutdown', { uid, resumes: options.handBack ? 'queue' : 'recovery' });
         controller.abort(new HandBack(reason));
-      }
-      return;
+        if (!options.handBack) ending.push(this.markStopped(uid, attempt));
+      } else ending.push(this.fail(uid, 'shutdown', reason, attempt));
     }
-    await Promise.all([...this.running.keys()].map((uid) => this.fail(uid, 'shutdown', reason, this.attempts.get(uid))));
+    await Promise.all(ending);
+  }
+
+  /** Marks a handed-back job's heartbeat as long past, so recovery takes it up at once. Never rejects. */
+  private async markStopped(uid: string, expect: JobExpectation | undefined): Promise<void> {
+    await this.store.patch(uid, ['ongoing'], { heartbeatAt: new Date(0).toISOString() }, expect).catch((error: unknown) => {
+      this.logger.warn('could not mark a handed-back job; it resumes once its heartbeat is stale', { uid, error: String(error) });
+    });
   }
 }
 

@@ -1,6 +1,7 @@
 import type { JobStore } from '../../storage/job-store.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import type { Logger } from '../../domain/logger.js';
+import { resumesAfterStop } from '../../domain/job.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import { DANGEROUS_FLAG_MESSAGE, type DangerousFlag, isDangerous } from '../jobs/dangerous-flag.js';
 
@@ -13,7 +14,9 @@ import { DANGEROUS_FLAG_MESSAGE, type DangerousFlag, isDangerous } from '../jobs
  *   entry was lost, e.g. the API process died between storing and queuing the job).
  * - `ongoing` jobs whose heartbeat is older than `staleJobMs`: their process died and no queue handed the
  *   job to another worker (the in-process queue never does; a durable queue does well before), so they
- *   end in `error` (`interrupted`).
+ *   end in `error` (`interrupted`); a kind that resumes after a stop ({@link resumesAfterStop}: photo avatar
+ *   preparations) is queued again to be taken over (its attempts still bounded by `maxAttempts`). A shutdown marks
+ *   such a job's heartbeat as long past, so it resumes at the next sweep rather than after `staleJobMs`.
  * - `dangerousFlag` jobs whose deadline passed end in `error`; with the in-process queue a deadline whose
  *   timer died with its process is armed again.
  */
@@ -58,6 +61,11 @@ export class Recovery {
       }
       const beat = Date.parse(job.heartbeatAt ?? job.updatedAt);
       if (now - beat < this.staleJobMs) continue;
+      if (resumesAfterStop(job.kind)) {
+        await this.queue.enqueue({ uid, owner: job.owner, kind: job.kind, takeOver: true });
+        requeued++;
+        continue;
+      }
       const message = 'the process running this job stopped before it finished; submit the job again';
       if (await this.runner.fail(uid, 'interrupted', message, { attempt: job.attempt ?? 0 })) failed++;
     }
