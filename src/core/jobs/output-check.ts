@@ -1,8 +1,9 @@
-import { open, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { MediaProbe } from '../../inference/media/index.js';
 import { MediaProbeError } from '../../inference/media/index.js';
 import { fsErrorCode } from '../../storage/fs-error-code.js';
 import { JobFailedError } from './job-failure.js';
+import { sniffPhotoType } from '../avatars/image-type.js';
 
 /** Probes a local media file (ffprobe with the instance's binaries). */
 export type ProbeFn = (path: string, signal: AbortSignal) => Promise<MediaProbe>;
@@ -33,7 +34,7 @@ export async function verifyOutput(path: string, expected: ExpectedMedia, what: 
   }
   if (size === 0) throw invalid(what, 'the file is empty');
   if (expected === 'png') {
-    if (!(await startsWith(path, PNG_SIGNATURE))) throw invalid(what, 'it is not a PNG image');
+    if ((await sniffPhotoType(path)) !== 'image/png') throw invalid(what, 'it is not a PNG image');
     return;
   }
   let media: MediaProbe;
@@ -50,18 +51,4 @@ export async function verifyOutput(path: string, expected: ExpectedMedia, what: 
   if (media.container !== 'mp4') throw invalid(what, `it is not an mp4 file (found ${media.formatNames.join(',') || 'unknown'})`);
   if (!media.video || media.video.attachedPic) throw invalid(what, 'it has no video stream');
   if (expected === 'mp4-video' && !media.audio) throw invalid(what, 'it has no audio stream');
-}
-
-const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-
-/** Whether the file's first bytes are `prefix`. */
-async function startsWith(path: string, prefix: Buffer): Promise<boolean> {
-  const file = await open(path, 'r');
-  try {
-    const head = Buffer.alloc(prefix.length);
-    const { bytesRead } = await file.read(head, 0, prefix.length, 0);
-    return bytesRead === prefix.length && head.equals(prefix);
-  } finally {
-    await file.close();
-  }
 }
