@@ -8,7 +8,4 @@ export type { StreamingSeparatorOptions } from './separator.js';
 export { BINS, HOP, MODEL_RATE, NFFT, frameCount } from './stft.js';
 export { FullBandSeparator, fullBandSize } from './fullband.js';
 export type { Stems } from './fullband.js';
-export { MaskStream, upperBandGain } from './mask-stream.js';
-export type { MaskStreamOptions } from './mask-stream.js';
 export { StftStream } from './stft-stream.js';
-export type { SynthesisedSamples } from './stft-stream.js';

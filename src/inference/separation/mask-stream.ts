@@ -46,7 +46,6 @@ export class MaskStream {
   private uppers: number[] = [];
   private rowsBase = 0;
   private masked = 0;
-  private total?: number;
 
   constructor(
     private readonly model: SeparationModel,
@@ -64,7 +63,7 @@ export class MaskStream {
 
   /** All frames, once {@link finish} was called. */
   get frames(): number | undefined {
-    return this.total;
+    return this.stft.frames;
   }
 
   /** Feeds interleaved 16 kHz samples; runs the model on every chunk they complete. */
@@ -78,7 +77,6 @@ export class MaskStream {
   /** Ends the input and masks the last frames. */
   async finish(): Promise<void> {
     const total = this.stft.end();
-    this.total = total;
     this.magnitudes();
     while (this.masked < total) await this.runChunk(Math.min(total, this.masked + this.chunkFrames));
   }
@@ -114,7 +112,7 @@ export class MaskStream {
 
   private async runChunk(end: number): Promise<void> {
     const from = Math.max(0, this.masked - MODEL_CONTEXT);
-    const to = Math.min(this.total ?? Infinity, end + MODEL_CONTEXT, this.magsBase + this.mags.length);
+    const to = Math.min(this.stft.frames ?? Infinity, end + MODEL_CONTEXT, this.magsBase + this.mags.length);
     const frames = to - from;
     const input = new Float32Array(frames * BINS);
     for (let t = from; t < to; t++) input.set(this.mags[t - this.magsBase], (t - from) * BINS);

@@ -11,6 +11,8 @@ import type { MaskStreamOptions } from './mask-stream.js';
 import type { SeparationModel } from './model.js';
 import { MODEL_RATE } from './stft.js';
 
+export { concatSamples } from './stft.js';
+
 export type StreamingSeparatorOptions = MaskStreamOptions;
 
 export class StreamingSeparator {
@@ -37,16 +39,4 @@ export class StreamingSeparator {
     this.inner.finishNative();
     return this.inner.take().speech;
   }
-}
-
-/** Concatenates sample arrays (returns the only part itself when there is one). */
-export function concatSamples(parts: Float32Array[]): Float32Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }

@@ -6,7 +6,7 @@
  * synthesising it completes samples `[t*hop - hop, t*hop)`. An all-pass mask gives the input back exactly (within
  * float rounding). Memory holds only the frames not yet synthesised and the samples they span.
  */
-import { FrameTransform, frameCount } from './stft.js';
+import { FrameTransform, concatSamples, frameCount } from './stft.js';
 
 /** Samples completed by a synthesis: the masked estimate and the input itself, both interleaved, same length. */
 export interface SynthesisedSamples {
@@ -154,7 +154,7 @@ export class StftStream {
       for (let c = 0; c < ch; c++) estimate[i * ch + c] /= w2;
     }
     const input = this.inputSamples(last * this.hop, last * this.hop + tail);
-    return { estimate: concat(out.estimate, estimate), input: concat(out.input, input) };
+    return { estimate: concatSamples([out.estimate, estimate]), input: concatSamples([out.input, input]) };
   }
 
   private inputSamples(from: number, to: number): Float32Array {
@@ -200,12 +200,4 @@ export class StftStream {
       this.bufStart = keepFrom;
     }
   }
-}
-
-function concat(a: Float32Array, b: Float32Array): Float32Array {
-  if (b.length === 0) return a;
-  const out = new Float32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -13,14 +13,11 @@ export const HOP = 256;
 export const BINS = NFFT / 2 + 1;
 
 /** Periodic sqrt-Hann window of length `n`. */
-export function sqrtHann(n: number): Float32Array {
+function sqrtHann(n: number): Float32Array {
   const w = new Float32Array(n);
   for (let i = 0; i < n; i++) w[i] = Math.sqrt(0.5 - 0.5 * Math.cos((2 * Math.PI * i) / n));
   return w;
 }
-
-/** Periodic sqrt-Hann window of length {@link NFFT}. */
-export const WINDOW: Float32Array = sqrtHann(NFFT);
 
 /** Number of frames for `n` samples at hop `hop` (as torch.stft with center=True). */
 export function frameCount(n: number, hop = HOP): number {
@@ -39,7 +36,7 @@ export class FrameTransform {
 
   constructor(readonly size = NFFT) {
     this.bins = size / 2 + 1;
-    this.window = size === NFFT ? WINDOW : sqrtHann(size);
+    this.window = sqrtHann(size);
     this.fft = new FFT(size);
     this.frame = new Float64Array(size);
     this.spec = this.fft.createComplexArray();
@@ -69,4 +66,16 @@ export class FrameTransform {
     this.fft.inverseTransform(this.time, full);
     for (let i = 0; i < size; i++) out[i] = this.time[2 * i] * window[i];
   }
+}
+
+/** Concatenates sample arrays (returns the only part itself when there is one). */
+export function concatSamples(parts: Float32Array[]): Float32Array {
+  if (parts.length === 1) return parts[0];
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
 }
