@@ -340,10 +340,14 @@ async function withoutSpeech(model: SeparationModel, heldout: Heldout, binaries:
     const files = (heldout.ambience[category] ?? []).filter((f) => existsSync(f));
     const vals: number[] = [];
     const seconds = 10;
-    for (let i = 0; i < Math.min(8, files.length * 3); i++) {
-      const f = files[i % files.length];
-      const x = await load(f, binaries, FULL_RATE);
-      const low = await load(f, binaries);
+    // Each file is decoded once (at 44.1 kHz and at the model's rate) for all of its stretches, and dropped after its last.
+    const decoded = new Map<string, [Float32Array, Float32Array]>();
+    const segments = Math.min(8, files.length * 3);
+    for (let i = 0; i < segments; i++) {
+      const f = files[i % files.length]!;
+      if (!decoded.has(f)) decoded.set(f, [await load(f, binaries, FULL_RATE), await load(f, binaries)]);
+      const [x, low] = decoded.get(f)!;
+      if (i + files.length >= segments) decoded.delete(f);
       // up to three 10 s stretches per file, at 1/4, 2/4 and 3/4 of it
       const start = Math.max(0, Math.floor(((x.length / FULL_RATE - seconds) * (Math.floor(i / files.length) + 1)) / 4));
       const xs = x.slice(start * FULL_RATE, (start + seconds) * FULL_RATE);
