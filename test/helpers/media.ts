@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { decodeAudio } from '../../src/inference/media/index.js';
 
 const exec = promisify(execFile);
 
@@ -22,6 +23,15 @@ export const BINARIES =
   existsSync(packaged.ffmpeg) && existsSync(packaged.ffprobe)
     ? { ffmpegPath: packaged.ffmpeg, ffprobePath: packaged.ffprobe }
     : { ffmpegPath: '/usr/bin/ffmpeg', ffprobePath: '/usr/bin/ffprobe' };
+
+/** The whole audio of `path` decoded by the service's decoder (`decodeAudio`) to interleaved float samples. */
+export async function decodePcm(path: string, sampleRate: number, channels: number): Promise<Float32Array> {
+  const chunks: Buffer[] = [];
+  const binaries = { ...BINARIES, source: { ffmpeg: 'option', ffprobe: 'option' } } as const;
+  for await (const c of decodeAudio(path, { sampleRate, channels }, binaries)) chunks.push(c as Buffer);
+  const b = Buffer.concat(chunks);
+  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
+}
 
 /** Runs ffmpeg quietly with `args` (after `-y -v error -nostdin`); aborts with `signal`. */
 export async function ffmpeg(args: readonly string[], signal?: AbortSignal): Promise<void> {

@@ -9,7 +9,7 @@ import type { JobProgress } from '../../src/domain/job.js';
 import type { EngineContext } from '../../src/domain/engines.js';
 import { decodeAudio, probeMedia } from '../../src/inference/media/index.js';
 import { OnnxSeparationEngine } from '../../src/inference/separation/index.js';
-import { BINARIES, ffmpeg } from '../helpers/media.js';
+import { BINARIES, decodePcm as pcm, ffmpeg } from '../helpers/media.js';
 
 const exec = promisify(execFile);
 const binaries = { ...BINARIES, source: { ffmpeg: 'option', ffprobe: 'option' } } as const;
@@ -54,13 +54,6 @@ async function durationOf(path: string): Promise<number> {
 
 function context(progress: JobProgress[] = [], signal = new AbortController().signal): EngineContext {
   return { signal, onProgress: (p) => progress.push(p), workDir: dir };
-}
-
-async function pcm(path: string, sampleRate: number, channels: number): Promise<Float32Array> {
-  const chunks: Buffer[] = [];
-  for await (const c of decodeAudio(path, { sampleRate, channels }, binaries)) chunks.push(c as Buffer);
-  const b = Buffer.concat(chunks);
-  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
 }
 
 function siSdr(est: Float32Array, ref: Float32Array): number {

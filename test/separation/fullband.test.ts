@@ -16,7 +16,7 @@ import {
   fullBandSize,
 } from '../../src/inference/separation/index.js';
 import { FrameTransform } from '../../src/inference/separation/stft.js';
-import { BINARIES, ffmpeg } from '../helpers/media.js';
+import { BINARIES, decodePcm as pcm, ffmpeg } from '../helpers/media.js';
 
 const exec = promisify(execFile);
 const binaries = { ...BINARIES, source: { ffmpeg: 'option', ffprobe: 'option' } } as const;
@@ -42,13 +42,6 @@ before(async () => {
 after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-async function pcm(path: string, sampleRate: number, channels: number): Promise<Float32Array> {
-  const chunks: Buffer[] = [];
-  for await (const c of decodeAudio(path, { sampleRate, channels }, binaries)) chunks.push(c as Buffer);
-  const b = Buffer.concat(chunks);
-  return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.length));
-}
 
 /** Energy of channel 0 of interleaved `x` between `lo` and `hi` Hz (Hann-windowed 1024-point frames). */
 function bandEnergy(x: Float32Array, channels: number, rate: number, lo: number, hi: number): number {
