@@ -125,13 +125,7 @@ export class RedisAvatarStore implements AvatarStore {
 
   /** Deletes every avatar key of this store's namespace (tests, resets). */
   async clear(): Promise<void> {
-    const prefix = `${this.namespace.replace(/[*?[\]\\]/g, '\\$&')}::avatar`;
-    const keys = await this.#redis.run('a key scan', async (client) => {
-      const found: string[] = [];
-      for await (const batch of client.scanIterator({ MATCH: `${prefix}*`, COUNT: 500 })) found.push(...batch);
-      return found;
-    });
-    if (keys.length > 0) await this.#redis.run('a key deletion', (client) => client.unlink(keys));
+    await this.#redis.unlinkPrefix(`${this.namespace}::avatar`);
   }
 
   async #read(uid: string): Promise<{ text: string; avatar: PhotoAvatar } | undefined> {

@@ -74,6 +74,17 @@ export class RedisConnection {
     return this.#client.isReady;
   }
 
+  /** Deletes every key that starts with `prefix` (taken literally: glob characters are escaped). For tests and resets. */
+  async unlinkPrefix(prefix: string): Promise<void> {
+    const match = `${prefix.replace(/[*?[\]\\]/g, '\\$&')}*`;
+    const keys = await this.run('a key scan', async (client) => {
+      const found: string[] = [];
+      for await (const batch of client.scanIterator({ MATCH: match, COUNT: 500 })) found.push(...batch);
+      return found;
+    });
+    if (keys.length > 0) await this.run('a key deletion', (client) => client.unlink(keys));
+  }
+
   /**
    * Runs `op` on the connected client, bounded by `commandMs`. Throws {@link StoreUnavailableError}
    * at once while disconnected, or when Redis does not answer in time; rethrows other errors

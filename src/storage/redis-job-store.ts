@@ -196,13 +196,7 @@ export class RedisJobStore extends CasJobStore {
 
   /** Deletes every key of this store's namespace (tests, resets). */
   async clear(): Promise<void> {
-    const match = `${this.namespace.replace(/[*?[\]\\]/g, '\\$&')}::*`;
-    const keys = await this.#redis.run('a key scan', async (client) => {
-      const found: string[] = [];
-      for await (const batch of client.scanIterator({ MATCH: match, COUNT: 500 })) found.push(...batch);
-      return found;
-    });
-    if (keys.length > 0) await this.#redis.run('a key deletion', (client) => client.unlink(keys));
+    await this.#redis.unlinkPrefix(`${this.namespace}::`);
   }
 
   /** Reads the record. */
