@@ -55,7 +55,7 @@ export class PhotoAvatarService {
     private readonly workDirs: OwnedDirs,
     private readonly logger: Logger,
     /**
-     * Called after a pending avatar is deleted and its job ended: deletes what an already finished preparation made
+     * Called after a pending avatar is deleted whose job had ended already (or could not be ended): deletes what a finished preparation made
      * (see `PhotoAvatarSettler.settleDeleted`). Failures are logged; the files then expire or stay for an operator.
      */
     private readonly afterPendingDeleted?: (uid: string) => Promise<void>,
@@ -134,12 +134,16 @@ export class PhotoAvatarService {
     if (deleted.status === 'pending') {
       // Its job's end finds no avatar and deletes what the job made (see PhotoAvatarSettler). A job still running
       // that cannot be ended now (job store unreachable) fails without its photo, or finishes and is settled alike.
-      await this.jobs.end(uid, 'canceled', 'the avatar was deleted').catch((error: unknown) => {
+      const ended = await this.jobs.end(uid, 'canceled', 'the avatar was deleted').catch((error: unknown) => {
         this.logger.warn('could not end the preparation of a deleted photo avatar; it ends without its photo', { uid, error: String(error) });
+        return false;
       });
-      await this.afterPendingDeleted?.(uid).catch((error: unknown) => {
-        this.logger.warn('could not delete what the preparation of a deleted photo avatar made', { uid, error: String(error) });
-      });
+      // A job ended here made nothing; one that had ended already (or could not be ended) may have.
+      if (!ended) {
+        await this.afterPendingDeleted?.(uid).catch((error: unknown) => {
+          this.logger.warn('could not delete what the preparation of a deleted photo avatar made', { uid, error: String(error) });
+        });
+      }
     }
     const ids = [deleted.photo.id, ...(deleted.assets ? [deleted.assets.video.id, deleted.assets.preview.id, deleted.assets.thumbnail.id] : [])];
     await Promise.all(ids.map((id) => this.deleteBlob(id, 'file of a deleted avatar')));

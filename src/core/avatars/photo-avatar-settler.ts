@@ -30,6 +30,7 @@ export class PhotoAvatarSettler {
     if (job.kind !== 'avatarPrepare' || !isFinal(job.status)) return;
     const assets = resultBlobIds(job.result);
     const avatar = await this.store.get(job.uid);
+    let current = avatar;
     if (avatar?.status === 'pending') {
       const outcome: AvatarOutcome =
         job.status === 'completed' && job.result
@@ -42,9 +43,10 @@ export class PhotoAvatarSettler {
         this.logger.info('photo avatar prepared', { uid: job.uid, status: outcome.status });
         return;
       }
+      // Settled or deleted meanwhile: what it holds now decides.
+      current = await this.store.get(job.uid);
     }
-    const now = await this.store.get(job.uid);
-    const kept = new Set(now?.assets ? resultBlobIds(now.assets) : []);
+    const kept = new Set(current?.assets ? resultBlobIds(current.assets) : []);
     await Promise.all(
       assets
         .filter((id) => !kept.has(id))

@@ -49,8 +49,6 @@ export interface Services {
   signer: UrlSigner;
   uploads: MultipartUploadPort;
   idempotency: Idempotency;
-  /** Finds faces in uploaded portraits (photo avatars); absent in a process that runs no engines (role `api`). */
-  faceDetector?: FaceDetector;
   photoAvatars: PhotoAvatarService;
   /** Receives portraits (POST /v2/avatar), limited to `limits.maxPhotoBytes`. */
   photoUploads: MultipartUploadPort;
@@ -234,7 +232,6 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
     signer,
     uploads,
     idempotency,
-    faceDetector,
     photoAvatars,
     photoUploads,
     photoInputs,
