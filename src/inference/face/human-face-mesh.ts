@@ -17,8 +17,7 @@ export interface MeshFace {
   mesh: [number, number][];
   /** Human's overall face score in [0, 1] (detector and mesh confidence). */
   score: number;
-  /** The detector's and the mesh model's own confidence, in [0, 1]. */
-  boxScore: number;
+  /** The mesh model's own confidence, in [0, 1]. */
   faceScore: number;
 }
 
@@ -147,7 +146,7 @@ export async function findFaceMeshes(pixels: Uint8ClampedArray, width: number, h
   try {
     const result = await human.detect(input);
     if (result.error) throw new Error(`face detection failed: ${result.error}`);
-    return result.face.map((face: FaceResult) => ({ mesh: face.mesh.map(([x, y]): [number, number] => [x, y]), score: face.score, boxScore: face.boxScore, faceScore: face.faceScore }));
+    return result.face.map((face: FaceResult) => ({ mesh: face.mesh.map(([x, y]): [number, number] => [x, y]), score: face.score, faceScore: face.faceScore }));
   } finally {
     tf.dispose(input);
   }

@@ -24,8 +24,6 @@ export interface FaceMesh {
   bounds: { x0: number; y0: number; x1: number; y1: number };
 }
 
-/** Index of the first forehead point (after the 68 landmarks). */
-export const FOREHEAD_START = 68;
 const FOREHEAD_FROM = [17, 19, 21, 22, 24, 26] as const;
 const RING_POINTS = 28;
 

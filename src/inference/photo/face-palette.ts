@@ -1,4 +1,5 @@
-import type { FaceAxes, Point } from './face-axes.js';
+import { mouthShows, type FaceAxes, type Point } from './face-axes.js';
+import { boxOf } from './local-curve.js';
 
 /** An RGB colour, 0–255 per channel. */
 export type Rgb = [number, number, number];
@@ -38,15 +39,17 @@ function medianAround(pixels: Uint8Array, width: number, height: number, centres
   }) as Rgb;
 }
 
+/** Landmarks of the inner lips. */
+const INNER_LIPS = [60, 61, 62, 63, 64, 65, 66, 67] as const;
+
 /** The brightest quarter of the pixels inside the photo's inner lips (its visible teeth), or none. */
 function visibleTeeth(pixels: Uint8Array, width: number, height: number, points: Float64Array, axes: FaceAxes): Rgb | undefined {
-  if (axes.lipGap < 0.06 * axes.mouthWidth) return undefined;
-  const ring = [60, 61, 62, 63, 64, 65, 66, 67].map((i) => [points[2 * i]!, points[2 * i + 1]!] as Point);
-  const xs = ring.map(([x]) => x);
-  const ys = ring.map(([, y]) => y);
+  if (!mouthShows(axes)) return undefined;
+  const ring = INNER_LIPS.map((i) => [points[2 * i]!, points[2 * i + 1]!] as Point);
+  const box = boxOf(points, INNER_LIPS, 0, width, height);
   const found: Array<[number, number, number, number]> = [];
-  for (let y = Math.max(0, Math.floor(Math.min(...ys))); y <= Math.min(height - 1, Math.ceil(Math.max(...ys))); y++) {
-    for (let x = Math.max(0, Math.floor(Math.min(...xs))); x <= Math.min(width - 1, Math.ceil(Math.max(...xs))); x++) {
+  for (let y = box.y0; y <= box.y1; y++) {
+    for (let x = box.x0; x <= box.x1; x++) {
       if (!insidePolygon(ring, x + 0.5, y + 0.5)) continue;
       const o = (y * width + x) * 4;
       found.push([luma(pixels[o]!, pixels[o + 1]!, pixels[o + 2]!), pixels[o]!, pixels[o + 1]!, pixels[o + 2]!]);

@@ -7,6 +7,7 @@ import { idlePoseAt, loopedIdlePoseAt } from '../avatar/idle-motion.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import { coverCrop } from '../render/background.js';
 import { paintEyelids } from './eyelids.js';
+import { mouthShows } from './face-axes.js';
 import { buildFaceMesh, type FaceMesh } from './face-mesh.js';
 import { moveFace, type FaceMotion } from './face-motion.js';
 import { samplePalette, type FacePalette } from './face-palette.js';
@@ -79,7 +80,7 @@ export class PhotoFrameRenderer {
     const points = landmarks.map(([x, y]) => [(x * fx - crop.sx) * scale, (y * fy - crop.sy) * scale] as FacePoint);
     this.mesh = buildFaceMesh(points, this.width, this.height);
     this.palette = samplePalette(this.base, this.width, this.height, this.mesh.rest, this.mesh.axes);
-    this.photoMouthShows = this.mesh.axes.lipGap >= 0.06 * this.mesh.axes.mouthWidth;
+    this.photoMouthShows = mouthShows(this.mesh.axes);
     this.moved = new Float64Array(this.mesh.count * 2);
     this.open = new Float64Array(this.mesh.count * 2);
   }
