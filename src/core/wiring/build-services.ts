@@ -13,7 +13,6 @@ import { probeMedia, resolveMediaBinaries, type MediaBinaries } from '../../infe
 import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, PhotoAvatarAssetRenderer, SeparationEngine } from '../../domain/engines.js';
 import type { AvatarStore } from '../../storage/avatar-store.js';
 import { createAvatarStore } from '../../storage/create-avatar-store.js';
-import { builtInPhotoEngines } from './built-in-photo.js';
 import { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
 import { PhotoAvatarSettler } from '../avatars/photo-avatar-settler.js';
 import type { AvatarDefinition, AvatarDefinitionInput } from '../../domain/avatar/definition.js';
@@ -106,11 +105,10 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
   const lipSync = await optional<LipSyncEngine>(TOKENS.LipSyncEngine, backends.lipSync, builtIn.lipSync);
   const separation = await optional<SeparationEngine>(TOKENS.SeparationEngine, backends.separation, builtIn.separation);
   const avatarRenderer = await optional<AvatarAssetRenderer>(TOKENS.AvatarRenderer, backends.avatarRenderer, builtIn.avatarRenderer);
-  const photoEngines = builtInPhotoEngines(binaries);
   // Every process that serves the API finds faces (creation answers at once); only engine processes render.
   const faceDetector =
-    backends.faceDetector === false ? undefined : await provide<FaceDetector | undefined>(TOKENS.FaceDetector, backends.faceDetector, photoEngines.faceDetector);
-  const photoRenderer = await optional<PhotoAvatarAssetRenderer>(TOKENS.PhotoAvatarRenderer, backends.photoRenderer, photoEngines.photoRenderer);
+    backends.faceDetector === false ? undefined : await provide<FaceDetector | undefined>(TOKENS.FaceDetector, backends.faceDetector, builtIn.faceDetector);
+  const photoRenderer = await optional<PhotoAvatarAssetRenderer>(TOKENS.PhotoAvatarRenderer, backends.photoRenderer, builtIn.photoRenderer);
   const avatarStore = await provide<AvatarStore>(TOKENS.AvatarStore, backends.avatarStore, () =>
     createAvatarStore({ redisUrl: options.redis, namespace: options.redisNamespace, redisTimeouts: options.redisTimeouts, logger }),
   );

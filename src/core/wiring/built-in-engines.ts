@@ -1,16 +1,19 @@
 import type { MediaBinaries } from '../../inference/media/index.js';
-import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, SeparationEngine } from '../../domain/engines.js';
+import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, PhotoAvatarAssetRenderer, SeparationEngine } from '../../domain/engines.js';
 import type { Logger } from '../../domain/logger.js';
 
 /**
- * Factories of the built-in engines (lip-sync, source separation, avatar assets, face detection). Each loads its
- * modules (onnxruntime-node, @napi-rs/canvas, the face models' worker) with a dynamic import when called, so a process that runs no engine
- * (role `api`) never loads them.
+ * Factories of the built-in engines (lip-sync, source separation, avatar assets, and for photo avatars the face
+ * detector and the photo asset renderer). Each loads its modules (onnxruntime-node, @napi-rs/canvas, TensorFlow.js
+ * and the face models' worker) with a dynamic import when called, so a process that never uses one never loads it.
+ * The face detector (MediaPipe BlazeFace + Face Mesh on a worker thread) is needed by every role that serves the API.
  */
 export function builtInEngines(binaries: MediaBinaries, logger: Logger, maxSeparationSec: number): {
   lipSync: () => Promise<LipSyncEngine | undefined>;
   separation: () => Promise<SeparationEngine | undefined>;
   avatarRenderer: () => Promise<AvatarAssetRenderer | undefined>;
+  faceDetector: () => Promise<FaceDetector | undefined>;
+  photoRenderer: () => Promise<PhotoAvatarAssetRenderer | undefined>;
 } {
   return {
     async lipSync() {
@@ -27,6 +30,14 @@ export function builtInEngines(binaries: MediaBinaries, logger: Logger, maxSepar
     async avatarRenderer() {
       const { CanvasAvatarAssetRenderer } = await import('../../inference/avatar/asset-renderer.js');
       return new CanvasAvatarAssetRenderer({ binaries });
+    },
+    async faceDetector() {
+      const { createFaceDetector } = await import('../../inference/face/face-detector.js');
+      return createFaceDetector();
+    },
+    async photoRenderer() {
+      const { createPhotoAvatarAssetRenderer } = await import('../../inference/photo/index.js');
+      return createPhotoAvatarAssetRenderer({ binaries });
     },
   };
 }
