@@ -94,14 +94,13 @@ function argmaxes(posteriors: Float32Array, frames: number): Uint8Array {
 
 /**
  * Per frame and class, the factor its posterior keeps under the duration limits: 0 in a run shorter than its
- * minimum, fading from 1 to 0 past its maximum, 1 otherwise (`[frames * 9]`).
+ * minimum, fading from 1 to 0 past its maximum, 1 otherwise (`[frames * 9]`); `best` is each frame's most likely class.
  */
-export function durationWeights(posteriors: Float32Array, frames: number, options: MouthTrackOptions = {}): Float32Array {
+function durationWeights(best: Uint8Array, frames: number, options: MouthTrackOptions): Float32Array {
   const maxHold = options.maxHoldMs ?? DEFAULT_MAX_HOLD_MS;
   const minHold = options.minHoldMs ?? DEFAULT_MIN_HOLD_MS;
   const msPerFrame = 1000 / FRAMES_PER_SECOND;
   const weights = new Float32Array(frames * N_VISEMES).fill(1);
-  const best = argmaxes(posteriors, frames);
   let start = 0;
   while (start < frames) {
     const k = best[start]!;
@@ -125,10 +124,10 @@ export function durationWeights(posteriors: Float32Array, frames: number, option
  * Target mouth parameters per 10 ms frame (`[frames * 7]` in {@link MOUTH_KEYS} order) before the filter: the
  * sharpened, duration-limited, voice-gated posterior blend, smoothed for co-articulation.
  */
-export function targetTrack(posteriors: Float32Array, frames: number, options: MouthTrackOptions = {}, activity?: Uint8Array): Float32Array {
+function targetTrack(posteriors: Float32Array, best: Uint8Array, frames: number, options: MouthTrackOptions, activity?: Uint8Array): Float32Array {
   const gamma = options.sharpen ?? 2;
   const shapes = VISEMES.map((v) => KEYS.map((k) => VISEME_SHAPES[v][k] ?? 0));
-  const limits = durationWeights(posteriors, frames, options);
+  const limits = durationWeights(best, frames, options);
   const raw = new Float32Array(frames * NK);
   const q = new Float64Array(N_VISEMES);
   for (let t = 0; t < frames; t++) {
@@ -177,8 +176,8 @@ export function smoothedTrack(posteriors: Float32Array, frames: number, options:
   const attack = 1 - Math.exp(-dt / (options.attackMs ?? 18));
   const release = 1 - Math.exp(-dt / (options.releaseMs ?? 60));
   const gestureRelease = 1 - Math.exp(-dt / (options.gestureReleaseMs ?? 25));
-  const targets = targetTrack(posteriors, frames, options, activity);
   const best = argmaxes(posteriors, frames);
+  const targets = targetTrack(posteriors, best, frames, options, activity);
   const out = new Float32Array(frames * NK);
   const state = [...REST];
   for (let t = 0; t < frames; t++) {

@@ -68,7 +68,7 @@ function bandFloors(features: Float32Array, frames: number, q: number): Float64A
  * Speech need not be loud in every band (little of a vowel lies above 4 kHz, where a room's hiss does), so the
  * bands it does fill decide.
  */
-export function excessDb(features: Float32Array, frames: number, floorPercentile = 0.1): Float64Array {
+function excessDb(features: Float32Array, frames: number, floorPercentile = 0.1): Float64Array {
   const out = new Float64Array(frames);
   if (frames === 0) return out;
   const floors = bandFloors(features, frames, floorPercentile);
