@@ -32,7 +32,7 @@ import { RESTING_MOUTH, type MouthShape } from '../src/inference/lipsync/mouth.j
 import { loadAvatarDefinitions } from '../src/inference/avatar/catalogue-definitions.js';
 import type { AvatarDefinition } from '../src/domain/avatar/definition.js';
 import type { BenchSection } from './lib/settings.js';
-import { median } from './lib/stats.js';
+import { median, round } from './lib/stats.js';
 import { cpuSeconds } from './lipsync/cpu-time.js';
 import { makeSpeech } from './lipsync/speech.js';
 import { sampleTreeMemory } from './lipsync/tree-memory.js';
@@ -216,4 +216,3 @@ async function memoryRun(speech: string, seconds: number, size: { width: number;
   };
 }
 
-const round = (value: number) => Math.round(value * 1000) / 1000;

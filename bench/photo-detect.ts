@@ -16,7 +16,7 @@ import { decodePhoto } from '../src/inference/face/decode-photo.js';
 import { DETECTION_MAX_SIDE } from '../src/inference/face/detect-faces.js';
 import { createFaceDetector, faceWorkers } from '../src/inference/face/face-detector.js';
 import type { BenchLine, BenchSection } from './lib/settings.js';
-import { median } from './lib/stats.js';
+import { median, round } from './lib/stats.js';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_PHOTO_DETECT_RUNS ?? 5));
 const SIZE = 1024;
@@ -31,7 +31,6 @@ const timed = async (work: () => Promise<unknown>) => {
   const used = process.cpuUsage(cpu);
   return { wall: (performance.now() - start) / 1000, cpu: (used.user + used.system) / 1e6 };
 };
-const round = (value: number) => Math.round(value * 1000) / 1000;
 
 /** A `SIZE × SIZE` JPEG of the portrait, scaled to cover the square and centred. */
 export async function squarePortrait(dir: string): Promise<string> {

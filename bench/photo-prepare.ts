@@ -14,13 +14,12 @@ import { join } from 'node:path';
 import express from 'express';
 import { createVirtualAnchor, virtualAnchor } from '../src/index.js';
 import type { BenchSection } from './lib/settings.js';
-import { median } from './lib/stats.js';
+import { median, round } from './lib/stats.js';
 import { squarePortrait } from './photo-detect.js';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_PHOTO_PREPARE_RUNS ?? 3));
 const TARGET_SECONDS = 5;
 const KEY = 'bench-photo-prepare';
-const round = (value: number) => Math.round(value * 1000) / 1000;
 
 export const photoPrepareBench: BenchSection = async (_settings, emit) => {
   const dir = await mkdtemp(join(tmpdir(), 'va-bench-photo-prepare-'));

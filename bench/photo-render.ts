@@ -22,7 +22,7 @@ import { photoDefinition, PhotoFrameRenderer } from '../src/inference/photo/inde
 import { regionDiff } from '../test/avatar/helpers.js';
 import { astronaut, correlation, mouthRegion, speechWithPause, ssim } from '../test/photo/helpers.js';
 import type { BenchSection } from './lib/settings.js';
-import { median } from './lib/stats.js';
+import { median, round } from './lib/stats.js';
 import { makeSpeech } from './lipsync/speech.js';
 
 const SECONDS = Number(process.env.BENCH_PHOTO_SECONDS ?? 60);
@@ -34,7 +34,6 @@ const timed = async (work: () => Promise<unknown>) => {
   await work();
   return (performance.now() - start) / 1000;
 };
-const round = (value: number) => Math.round(value * 1000) / 1000;
 
 export const photoRenderBench: BenchSection = async (_settings, emit) => {
   const dir = await mkdtemp(join(tmpdir(), 'va-bench-photo-'));

@@ -1,16 +1,6 @@
 import { describeError, type Avatar, type VirtualAnchorClient } from './api.js';
 import { announce, byId, setStatus } from './dom.js';
-
-/** Waits `ms`, or rejects when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
-  });
-}
+import { sleep } from './client/wait.js';
 
 /**
  * "Create an avatar from a photo": uploads a portrait (POST /v2/avatar, multipart), says why the service refused
@@ -104,7 +94,7 @@ export class PhotoAvatarForm {
     let current = avatar;
     let delay = 1000;
     while (current.thumbnailGenerationStatus === 'pending') {
-      await pause(delay, signal);
+      await sleep(delay, signal);
       delay = Math.min(delay * 1.5, 5000);
       const fetched = await api.avatars.get(current.uid, { signal });
       current = { ...fetched, thumbnailGenerationStatus: fetched.thumbnailGenerationStatus ?? 'completed' };
