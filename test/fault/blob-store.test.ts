@@ -70,13 +70,21 @@ describe('FsBlobStore under faults', () => {
     const store = new FsBlobStore(await freshDir());
     const { BlobExistsError } = blobStore as Record<string, unknown> as { BlobExistsError?: new (id: string) => Error };
     assert.equal(typeof BlobExistsError, 'function', 'blob-store.ts exports no BlobExistsError');
-    const puts = await Promise.allSettled(['first', 'second', 'third'].map((text) => store.put(Readable.from([text]), META, { id: 'raced-id-0001' })));
+    const texts = ['first', 'second', 'third'];
+    const puts = await Promise.allSettled(texts.map((text) => store.put(Readable.from([text]), META, { id: 'raced-id-0001' })));
     const won = puts.filter((p) => p.status === 'fulfilled');
     const lost = puts.filter((p): p is PromiseRejectedResult => p.status === 'rejected');
     assert.equal(won.length, 1);
     assert.equal(lost.length, 2);
     for (const loss of lost) assert.ok(loss.reason instanceof BlobExistsError!, String(loss.reason));
-    assert.equal((await store.stat('raced-id-0001'))?.size, 5);
+    // The three puts race: whichever created the blob first won, and the blob is exactly its bytes.
+    const winner = texts[puts.findIndex((p) => p.status === 'fulfilled')]!;
+    assert.equal((await store.stat('raced-id-0001'))?.size, winner.length);
+    const stored = await store.open('raced-id-0001');
+    assert.ok(stored, 'the blob can be opened');
+    let content = '';
+    for await (const chunk of stored) content += String(chunk);
+    assert.equal(content, winner);
   });
 
   it('removes tmp/ entries of dead processes at removeLeftovers, and only those', async () => {
