@@ -13,6 +13,7 @@ import { KEYS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError, download, saveTo, waitFor, waitForJob } from '../helpers/checks.js';
 import { createVideo } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
+import { dlibPhoto } from '../helpers/dlib-faces.js';
 import { ffprobe } from '../helpers/media.js';
 
 const h = useHarness();
@@ -66,6 +67,26 @@ describe('photo avatars with the built-in engines, through HTTP', { timeout: 240
     assert.deepEqual([stream?.width, stream?.height], [512, 512]);
     assert.ok(video.streams.some((s) => s.codec_type === 'audio'));
     assert.ok(Number(video.format.duration) > 1, `duration ${video.format.duration}`);
+  });
+
+  it('animates the largest of several real faces (three friends, libdlib19.1) and refuses a group whose largest face is too small', async () => {
+    const created = await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', dlibPhoto('2008_002506.jpg'));
+    assert.equal(created.status, 201, created.text);
+    const uid = created.body.uid as string;
+    const avatar = await waitFor(
+      'the group photo avatar to be prepared',
+      async () => {
+        const body = (await app.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a)).body as Record<string, string>;
+        return body.thumbnailGenerationStatus === 'pending' ? undefined : body;
+      },
+      120_000,
+      200,
+    );
+    assert.equal(avatar.thumbnailGenerationStatus, 'completed', JSON.stringify(avatar));
+    // Three people, faces of about 90, 91 and 109 px: the largest (102 px as our detector boxes it) is animated.
+    const refused = await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', dlibPhoto('2008_001322.jpg'));
+    assertError(refused, 400, 'face_too_small', ['body.file']);
+    assert.match(JSON.stringify(refused.body), /96/, 'the error names the minimum face height');
   });
 
   it('refuses a real landscape photo: no_face', async () => {
