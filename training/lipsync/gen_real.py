@@ -1,9 +1,16 @@
 """Real recorded speech with viseme labels from forced alignment (see README.md, "Real speech").
 
-Source: Debian's asterisk-core-sounds-{en,es,fr,it,ru}-g722 (telephony prompts recorded by four
-professional speakers, G.722 = 16 kHz wideband) with the transcripts that the asterisk-core-sounds-*
-packages ship (/usr/share/doc/asterisk-core-sounds-LL/core-sounds-LL.txt.gz). Every prompt is
-aligned once (align.py) and cached in data/real/SPEAKER.npz; then
+Sources (Debian packages; every recording's text is known):
+- asterisk-core-sounds-{en,es,fr,it,ru}-g722: telephony prompts recorded by four professional speakers
+  (G.722 = 16 kHz wideband), with the transcripts that the asterisk-core-sounds-* packages ship
+  (/usr/share/doc/asterisk-core-sounds-LL/core-sounds-LL.txt.gz);
+- fillets-ng-data-cs / fillets-ng-data-nl: the game Fish Fillets NG's spoken dialogue in Czech and Dutch
+  (two voice casts: the small fish, the big fish and the minor characters; Vorbis, 22.05 kHz), with the
+  dialogue text of fillets-ng-data (script/LEVEL/dialogs_LL.lua);
+- festvox-ru: the recordings of Festival's msu_ru_nsh_clunits voice (one male speaker reading 620
+  sentences of prose, 16 kHz), with its etc/txt.done.data.
+
+Every recording is aligned once (align.py) and cached in data/real/SPEAKER.npz; then
 
 - the held-out speakers (never trained on) become the real-speech evaluation set
   data/real_test.npz: prompts of one speaker joined into utterances of 1-4 prompts with
@@ -11,7 +18,7 @@ aligned once (align.py) and cached in data/real/SPEAKER.npz; then
 - the training speakers become data/real_train.npz: the same kind of utterances, --copies differently
   joined and augmented copies (augment.py, like the synthetic data).
 
-Usage: python3 gen_real.py [--out DIR] [--copies 1]
+Usage: python3 gen_real.py [--out DIR] [--copies 1] [--speakers asterisk|all] [--align-only]
 """
 import argparse
 import gzip
@@ -31,17 +38,33 @@ import textgen
 import visemes
 
 SOUNDS = "/usr/share/asterisk/sounds"
-# speaker id -> (sound folder, transcript language, espeak-ng voice)
+FILLETS = "/usr/share/games/fillets-ng"
+NSH = "/usr/share/festival/voices/russian/msu_ru_nsh_clunits"
+# speaker id -> (source, source arguments, espeak-ng voice)
 SPEAKERS = {
-    "allison_en": ("en_US_f_Allison", "en", "en-us"),
-    "allison_es": ("es_MX_f_Allison", "es", "es-419"),
-    "carlo_it": ("it_IT_m_Carlo", "it", "it"),
-    "june_fr": ("fr_CA_f_June", "fr", "fr"),
-    "ivr_ru": ("ru_RU_f_IvrvoiceRU", "ru", "ru"),
+    "allison_en": ("asterisk", ("en_US_f_Allison", "en"), "en-us"),
+    "allison_es": ("asterisk", ("es_MX_f_Allison", "es"), "es-419"),
+    "carlo_it": ("asterisk", ("it_IT_m_Carlo", "it"), "it"),
+    "june_fr": ("asterisk", ("fr_CA_f_June", "fr"), "fr"),
+    "ivr_ru": ("asterisk", ("ru_RU_f_IvrvoiceRU", "ru"), "ru"),
+    # Fish Fillets NG: the small fish (female voice), the big fish (male voice), everyone else (several voices)
+    "fillets_cs_small": ("fillets", ("cs", "m"), "cs"),
+    "fillets_cs_big": ("fillets", ("cs", "v"), "cs"),
+    "fillets_cs_others": ("fillets", ("cs", None), "cs"),
+    "fillets_nl_small": ("fillets", ("nl", "m"), "nl"),
+    "fillets_nl_big": ("fillets", ("nl", "v"), "nl"),
+    "fillets_nl_others": ("fillets", ("nl", None), "nl"),
+    "nsh_ru": ("festvox", (NSH,), "ru"),
 }
 # whole speakers held out: Allison (US English and Mexican Spanish, female) and Carlo (Italian, male)
 HELDOUT = ["allison_en", "allison_es", "carlo_it"]
-TRAIN = ["june_fr", "ivr_ru"]
+TRAIN_SETS = {
+    # v2: the two other asterisk speakers
+    "asterisk": ["june_fr", "ivr_ru"],
+    # the v3 experiment (not shipped, README.md): and the Fish Fillets casts and Festival's Russian voice
+    "all": ["june_fr", "ivr_ru", "fillets_cs_small", "fillets_cs_big", "fillets_cs_others", "fillets_nl_small",
+            "fillets_nl_big", "fillets_nl_others", "nsh_ru"],
+}
 MAX_PHONE_MS = 700  # an alignment with a longer phone is taken as a transcript mismatch and dropped
 
 
@@ -77,18 +100,66 @@ def transcripts(lang, cache):
     return out
 
 
-def decode(paths, batch=40):
-    """G.722 files -> int16 arrays at 16 kHz. ffmpeg's start-up costs more than decoding a prompt,
-    so one ffmpeg run decodes a batch of files (one input and one output each, so every file starts
-    from a fresh decoder state)."""
+_UNSPOKEN = re.compile(r"[\[\]<>*#%\\]")  # sounds, placeholders, escapes: not a readable text
+
+
+def asterisk_prompts(folder, lang, cache):
+    """[(name, text, path, ffmpeg input format)] of one asterisk voice folder."""
+    items = [(name, text, os.path.join(SOUNDS, folder, name + ".g722"), "g722")
+             for name, text in sorted(transcripts(lang, cache).items())]
+    return [t for t in items if os.path.exists(t[2])]
+
+
+def fillets_prompts(lang, who, cache):
+    """[(name, text, path, None)] of one Fish Fillets NG voice cast: the lines of character `who` ("m" the
+    small fish, "v" the big fish, None everyone else). A line's sound is sound/LEVEL/LL/ID.ogg; its text
+    is the dialogStr after dialogId("ID", ...) in script/LEVEL/dialogs_LL.lua; the id's second field names
+    the speaking character."""
+    pattern = re.compile(r'dialogId\("([^"]+)"[^\n]*\)\s*dialogStr\("((?:[^"\\]|\\.)*)"\)')
+    items = []
+    script_dir = os.path.join(FILLETS, "script")
+    for level in sorted(os.listdir(script_dir)):
+        path = os.path.join(script_dir, level, f"dialogs_{lang}.lua")
+        if not os.path.exists(path):
+            continue
+        for name, text in pattern.findall(open(path, encoding="utf-8").read()):
+            fields = name.split("-")
+            character = fields[1] if len(fields) >= 3 else ""
+            if (character != who) if who else (character in ("m", "v")):
+                continue
+            sound = os.path.join(FILLETS, "sound", level, lang, name + ".ogg")
+            if os.path.exists(sound) and not _UNSPOKEN.search(text) and re.search(r"\w", text):
+                items.append((f"{level}/{name}", text, sound, None))
+    return items
+
+
+def festvox_prompts(voice_dir, cache):
+    """[(name, text, path, None)] of a Festival unit-selection voice's recordings (etc/txt.done.data;
+    '+' marks stress there and is dropped)."""
+    items = []
+    for line in open(os.path.join(voice_dir, "etc", "txt.done.data"), encoding="utf-8"):
+        m = re.match(r'^\(\s*(\S+)\s+"(.*)"\s*\)\s*$', line)
+        if m:
+            name, text = m.groups()
+            items.append((name, text.replace("+", ""), os.path.join(voice_dir, "wav", name + ".wav"), None))
+    return [t for t in items if os.path.exists(t[2]) and not _UNSPOKEN.search(t[1])]
+
+
+SOURCES = {"asterisk": asterisk_prompts, "fillets": fillets_prompts, "festvox": festvox_prompts}
+
+
+def decode(paths, formats, batch=40):
+    """Sound files (ffmpeg input format each, None = probed) -> int16 arrays at 16 kHz mono. ffmpeg's
+    start-up costs more than decoding a prompt, so one ffmpeg run decodes a batch of files (one input and
+    one output each, so every file starts from a fresh decoder state)."""
     import tempfile
     out = []
     with tempfile.TemporaryDirectory() as tmp:
         for b in range(0, len(paths), batch):
             chunk = paths[b:b + batch]
             cmd = ["ffmpeg", "-loglevel", "error", "-y"]
-            for p in chunk:
-                cmd += ["-f", "g722", "-i", p]
+            for p, fmt in zip(chunk, formats[b:b + batch]):
+                cmd += (["-f", fmt] if fmt else []) + ["-i", p]
             for i in range(len(chunk)):
                 cmd += ["-map", f"{i}:a", "-ar", "16000", "-ac", "1", "-f", "s16le", os.path.join(tmp, f"{i}.raw")]
             subprocess.run(cmd, check=True)
@@ -102,14 +173,14 @@ def align_speaker(spk, out_dir):
     if os.path.exists(path):
         return path
     import align
-    folder, lang, voice = SPEAKERS[spk]
+    source, args, voice = SPEAKERS[spk]
     aligner = align.Aligner()
     pcms, meta, dropped = [], [], []
     t0 = time.time()
-    todo = [(name, text, os.path.join(SOUNDS, folder, name + ".g722")) for name, text in
-            sorted(transcripts(lang, out_dir).items())]
-    todo = [t for t in todo if os.path.exists(t[2])]
-    for (name, text, _), pcm in zip(todo, decode([t[2] for t in todo])):
+    todo = SOURCES[source](*args, out_dir)
+    if not todo:
+        raise SystemExit(f"{spk}: no recordings found (is its Debian package installed? see README.md)")
+    for (name, text, _, _), pcm in zip(todo, decode([t[2] for t in todo], [t[3] for t in todo])):
         res = aligner.align(pcm, text, voice)
         if res is None:
             dropped.append((name, "no alignment"))
@@ -220,11 +291,17 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "data"))
     ap.add_argument("--copies", type=int, default=1)
+    ap.add_argument("--speakers", choices=sorted(TRAIN_SETS), default="asterisk",
+                    help="training speakers: asterisk (v2, shipped) or all (the v3 experiment, see README.md)")
+    ap.add_argument("--align-only", action="store_true", help="align and cache the speakers, build no set")
     a = ap.parse_args()
+    train = TRAIN_SETS[a.speakers]
     real_dir = os.path.join(a.out, "real")
     os.makedirs(real_dir, exist_ok=True)
-    paths = {s: align_speaker(s, real_dir) for s in TRAIN}
-    save(os.path.join(a.out, "real_train.npz"), make_set(TRAIN, paths, a.copies, True, 12))
+    paths = {s: align_speaker(s, real_dir) for s in train}
+    if a.align_only:
+        return
+    save(os.path.join(a.out, "real_train.npz"), make_set(train, paths, a.copies, True, 12))
     paths.update({s: align_speaker(s, real_dir) for s in HELDOUT})
     save(os.path.join(a.out, "real_test.npz"), make_set(HELDOUT, paths, 1, False, 11))
 
