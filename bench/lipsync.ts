@@ -11,6 +11,12 @@
  *   what a shared machine's noise disturbs least) are both reported;
  * - the drawing alone on one thread (CPU time ÷ audio time) and the analysis alone (median of 3 after a first, cold one:
  *   `analysisColdRtf`, which starts the analysis worker);
+ * - what the encoder alone costs for the job's moving pictures: the job's first BENCH_LIPSYNC_CONTENT_SECONDS (default
+ *   10) of frames, drawn beforehand into memory, encoded with the same settings, against the same number of frames of
+ *   the still image (3 alternating rounds, medians): `content.encodeVsStaticEncode`. With the drawing's CPU time,
+ *   `content.cpuBoundVsStaticEncode` is the ratio a job would reach if the encoder's and the drawing's CPU time were
+ *   spread perfectly over the machine's cores (never below the content's own encode): what scheduling alone cannot
+ *   beat;
  * - then peak memory of whole jobs of BENCH_LIPSYNC_MEMORY_SECONDS (default `30,300`) of speech at each size, each
  *   in its own process: the peak sum of the resident sets of that process (worker threads included) and its
  *   ffmpeg, sampled from /proc, and each one's own peak (an empty BENCH_LIPSYNC_MEMORY_SECONDS skips it).
@@ -19,7 +25,7 @@
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolveMediaBinaries, type MediaBinaries } from '../src/inference/media/index.js';
@@ -38,6 +44,7 @@ import { makeSpeech } from './lipsync/speech.js';
 import { sampleTreeMemory } from './lipsync/tree-memory.js';
 
 const SECONDS = Number(process.env.BENCH_LIPSYNC_SECONDS ?? 20);
+const CONTENT_SECONDS = Math.min(SECONDS, Number(process.env.BENCH_LIPSYNC_CONTENT_SECONDS ?? 10));
 const ROUNDS = Math.max(0, Number(process.env.BENCH_LIPSYNC_ROUNDS ?? 3));
 const list = (value: string) => value.split(',').map((item) => item.trim()).filter((item) => item !== '');
 const MEMORY_SECONDS = list(process.env.BENCH_LIPSYNC_MEMORY_SECONDS ?? '30,300').map(Number);
@@ -102,6 +109,8 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
       const wall = (costs: Cost[]) => median(costs.map((cost) => cost.wall));
       const cpu = (costs: Cost[]) => median(costs.map((cost) => cost.cpu));
       const job = wall(runs.job);
+      const drawing = drawingCpu(avatar, size, track, 'yuv420p');
+      const content = await contentEncode(scenario, track, drawing);
       emit({
         bench: 'lipsync',
         audioSeconds: SECONDS,
@@ -120,7 +129,8 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
         wholeJobCpuVsEncoderLimit: round(cpu(runs.job) / cpu(runs.still)),
         analysisRtf: round(analysis.wall / SECONDS),
         analysisColdRtf: round(analysisCold.wall / SECONDS),
-        drawingCpuRtf: round(drawingCpu(avatar, size, track, 'yuv420p') / SECONDS),
+        drawingCpuRtf: round(drawing / SECONDS),
+        content,
         rgba: {
           wholeJobRtf: round(wall(runs.rgbaJob) / SECONDS),
           staticEncodeRtf: round(wall(runs.rgbaStill) / SECONDS),
@@ -159,6 +169,49 @@ function wholeJob({ audioPath, avatar, size, binaries, analyzer, dir }: Scenario
   return measured(() =>
     engine.render({ audioPath, durationSec: SECONDS, avatar, outputSize: size, outputPath: join(dir, `job-${format}.mp4`) }, context),
   );
+}
+
+/**
+ * The encoder's cost for the job's own frames: the first {@link CONTENT_SECONDS} of them drawn into memory first,
+ * then encoded, against the still image's encode of as many frames (3 alternating rounds, medians); and the bound a
+ * perfect spread of the encoder's and the drawing's CPU time over the machine's cores would give.
+ */
+async function contentEncode({ audioPath, avatar, size, binaries, dir }: Scenario, track: MouthShape[], drawingCpuSeconds: number) {
+  const count = Math.ceil(CONTENT_SECONDS * avatar.fps);
+  const renderer = new FrameRenderer({ ...avatar, ...size });
+  const frames = Array.from({ length: count }, (_, i) => {
+    const frame = new Uint8Array(rawFrameBytes('yuv420p', size.width, size.height));
+    renderer.renderFormatInto('yuv420p', i, track[i] ?? RESTING_MOUTH, frame);
+    return frame;
+  });
+  const encode = (frameAt: (i: number) => Uint8Array, name: string) =>
+    measured(async () => {
+      const encoder = openVideoEncoder(
+        { ...size, fps: avatar.fps, pixelFormat: 'yuv420p', audioPath, audioMaxSec: CONTENT_SECONDS, outputPath: join(dir, `${name}.mp4`) },
+        binaries,
+      );
+      for (let i = 0; i < count; i++) await encoder.write(frameAt(i));
+      await encoder.finish();
+    });
+  const moving: Cost[] = [];
+  const still: Cost[] = [];
+  for (let r = 0; r < 3; r++) {
+    moving.push(await encode((i) => frames[i]!, 'content'));
+    still.push(await encode(() => frames[0]!, 'content-still'));
+  }
+  const wall = (costs: Cost[]) => median(costs.map((cost) => cost.wall));
+  const cpu = (costs: Cost[]) => median(costs.map((cost) => cost.cpu));
+  const drawing = drawingCpuSeconds * (CONTENT_SECONDS / SECONDS);
+  const bound = Math.max(wall(moving), (cpu(moving) + drawing) / availableParallelism());
+  return {
+    seconds: CONTENT_SECONDS,
+    encodeSeconds: round(wall(moving)),
+    staticEncodeSeconds: round(wall(still)),
+    encodeVsStaticEncode: round(wall(moving) / wall(still)),
+    encodeCpuVsStaticEncodeCpu: round(cpu(moving) / cpu(still)),
+    cpuBoundVsStaticEncode: round(bound / wall(still)),
+    cores: availableParallelism(),
+  };
 }
 
 /** The encoder's limit: the job's number of frames of one still image, with the job's settings and audio. */
