@@ -10,7 +10,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
-import type { FacePoint } from '../../src/domain/avatar/face-landmarks.js';
+import type { FaceLandmarks, FacePoint } from '../../src/domain/avatar/face-landmarks.js';
 
 /** Where Debian's libdlib19.1 puts dlib's example faces. */
 export const DLIB_FACES_DIR = '/usr/share/doc/libdlib19.1/examples/faces';
@@ -19,7 +19,10 @@ export const DLIB_FACES_DIR = '/usr/share/doc/libdlib19.1/examples/faces';
 export function dlibPhoto(name: string): string {
   const path = join(DLIB_FACES_DIR, name);
   if (!existsSync(path)) {
-    throw new Error(`${path} is missing: these tests read real photos from Debian's libdlib19.1 (apt-get install libdlib19.1; .ci/run installs it)`);
+    throw new Error(
+      `${path} is missing: these tests read real photos from Debian's libdlib19.1 (apt-get install libdlib19.1; .ci/run installs it). ` +
+        'If the package is installed, dpkg may be set to leave out /usr/share/doc (a path-exclude in /etc/dpkg/dpkg.cfg.d/, as in slim images): allow /usr/share/doc/libdlib19.1 and reinstall it.',
+    );
   }
   return path;
 }
@@ -27,9 +30,15 @@ export function dlibPhoto(name: string): string {
 /** One face that dlib's example files annotate: its box and its 68 points, in the photo's pixels. */
 export interface DlibFace {
   file: string;
-  box: { x: number; y: number; width: number; height: number };
+  box: FaceLandmarks['box'];
   points: FacePoint[];
 }
+
+/** The distance of two points, in pixels. */
+export const distance = (a: FacePoint, b: FacePoint): number => Math.hypot(a[0] - b[0], a[1] - b[1]);
+
+/** The centre of a face box. */
+export const boxCentre = (box: FaceLandmarks['box']): FacePoint => [box.x + box.width / 2, box.y + box.height / 2];
 
 /** Every annotated face of dlib's `training_with_face_landmarks.xml` and `testing_with_face_landmarks.xml`. */
 export function dlibAnnotatedFaces(): DlibFace[] {

@@ -4,6 +4,9 @@ import { join } from 'node:path';
 import { faceLandmarksSchema } from '../../src/domain/avatar/face-landmarks.js';
 import type { PhotoFace } from '../../src/domain/avatar/photo.js';
 import type { FaceMesh } from '../../src/inference/photo/face-mesh.js';
+import { moveFace } from '../../src/inference/photo/face-motion.js';
+import type { PhotoFrameRenderer } from '../../src/inference/photo/photo-frame-renderer.js';
+import { RESTING_MOUTH } from '../../src/inference/lipsync/mouth.js';
 import { wavFile } from '../../src/testing/wav.js';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url);
@@ -55,6 +58,26 @@ export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number
     }
   }
   return total / windows;
+}
+
+/**
+ * How far the idle head motion moves the face in frames `0 … frames - 1`, in frame pixels: the largest and the
+ * median over frames of the largest distance a mesh point travels from rest (blinks and mouth left out). Use a
+ * renderer of its own: reading its motion advances its rest count.
+ */
+export function headSway(renderer: PhotoFrameRenderer, frames: number): { max: number; median: number } {
+  const { mesh } = renderer;
+  const still = { open: 0, width: 0, round: 0, closed: 0, teeth: 0, blink: 0, rotation: 0, shiftX: 0, shiftY: 0 };
+  const rest = moveFace(mesh, still, new Float64Array(mesh.count * 2));
+  const moved = new Float64Array(mesh.count * 2);
+  const perFrame = Array.from({ length: frames }, (_, index) => {
+    const { rotation, shiftX, shiftY } = renderer.motionAt(index, RESTING_MOUTH);
+    moveFace(mesh, { ...still, rotation, shiftX, shiftY }, moved);
+    let largest = 0;
+    for (let i = 0; i < mesh.count; i++) largest = Math.max(largest, Math.hypot(moved[2 * i]! - rest[2 * i]!, moved[2 * i + 1]! - rest[2 * i + 1]!));
+    return largest;
+  }).sort((a, b) => a - b);
+  return { max: perFrame[frames - 1]!, median: perFrame[Math.floor(frames / 2)]! };
 }
 
 /** The mouth and chin region of a face mesh at rest (frame pixels): where speech moves the face. */

@@ -10,7 +10,7 @@ import { OnnxMouthAnalyzer } from '../../src/inference/lipsync/onnx-mouth-analyz
 import { moveFace, type FaceMotion } from '../../src/inference/photo/face-motion.js';
 import { photoDefinition, PhotoFrameRenderer } from '../../src/inference/photo/index.js';
 import { regionDiff } from '../avatar/helpers.js';
-import { astronaut, correlation, mouthRegion, speechWithPause, ssim } from './helpers.js';
+import { astronaut, correlation, headSway, mouthRegion, speechWithPause, ssim } from './helpers.js';
 
 const SIZE = { width: 512, height: 512 };
 const face = astronaut();
@@ -51,6 +51,11 @@ describe('photo frame renderer', () => {
       worst = Math.min(worst, ssim(renderer.render(index, RESTING_MOUTH), renderer.base, SIZE.width, SIZE.height));
     }
     assert.ok(worst >= 0.95, `lowest SSIM of a silent frame: ${worst.toFixed(4)}`);
+  });
+
+  it('sways the head visibly but by no more than a pixel or two (0.5–2.5 px over 10 s)', async () => {
+    const sway = headSway(await fresh(), 250);
+    assert.ok(sway.max >= 0.5 && sway.max <= 2.5, `largest head motion ${sway.max.toFixed(2)} px (median ${sway.median.toFixed(2)})`);
   });
 
   it('changes nothing outside the head: every pixel outside the mesh equals the covered photo', () => {

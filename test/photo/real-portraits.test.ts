@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { FaceLandmarks, FacePoint } from '../../src/domain/avatar/face-landmarks.js';
+import type { FaceLandmarks } from '../../src/domain/avatar/face-landmarks.js';
 import { MIN_FACE_HEIGHT_PX, type PhotoFace } from '../../src/domain/avatar/photo.js';
 import { detectFaces } from '../../src/inference/face/detect-faces.js';
 import { RESTING_MOUTH, type MouthShape } from '../../src/inference/lipsync/mouth.js';
@@ -17,8 +17,8 @@ import { VISEME_SHAPES } from '../../src/inference/lipsync/mouth-track.js';
 import { OnnxMouthAnalyzer } from '../../src/inference/lipsync/onnx-mouth-analyzer.js';
 import { photoDefinition, PhotoFrameRenderer } from '../../src/inference/photo/index.js';
 import { regionDiff } from '../avatar/helpers.js';
-import { cropPortrait, dlibPhoto, type DlibFace } from '../helpers/dlib-faces.js';
-import { correlation, mouthRegion, speechWithPause, ssim, type SpeechWithPause } from './helpers.js';
+import { boxCentre as centre, cropPortrait, dlibPhoto, type DlibFace } from '../helpers/dlib-faces.js';
+import { correlation, headSway, mouthRegion, speechWithPause, ssim, type SpeechWithPause } from './helpers.js';
 
 const SIZE = { width: 512, height: 512 };
 const FPS = 25;
@@ -38,8 +38,6 @@ const PORTRAITS: readonly Portrait[] = [
   { what: 'older, moustache, grey hair', file: '2008_001322.jpg', box: { x: 344, y: 155, width: 90, height: 90 } },
   { what: 'child, glasses, laughing', file: '2008_001009.jpg', box: { x: 145, y: 79, width: 76, height: 76 } },
 ];
-
-const centre = (box: DlibFace['box']): FacePoint => [box.x + box.width / 2, box.y + box.height / 2];
 
 /** The crop's face: the detected one nearest the crop's centre (the person it was cut around). */
 function centralFace(faces: readonly FaceLandmarks[]): FaceLandmarks {
@@ -71,6 +69,10 @@ describe('photo avatars of real people (libdlib19.1 photos, detected landmarks)'
       const talking = await PhotoFrameRenderer.create(definition, face);
       const silent = await PhotoFrameRenderer.create(definition, face);
 
+      // The head sways as far on screen whatever the face's size (MOTION_IOD_SHARE): visibly, and by a pixel or two.
+      const sway = headSway(await PhotoFrameRenderer.create(definition, face), 250);
+      assert.ok(sway.max >= 0.5 && sway.max <= 2.5, `the head sways by ${sway.max.toFixed(2)} px at most (median ${sway.median.toFixed(2)})`);
+
       let worst = 1;
       for (let index = 0; index < 125; index += 5) worst = Math.min(worst, ssim(silent.render(index, RESTING_MOUTH), silent.base, SIZE.width, SIZE.height));
 
@@ -100,7 +102,7 @@ describe('photo avatars of real people (libdlib19.1 photos, detected landmarks)'
       const opener = await PhotoFrameRenderer.create(definition, face);
       opener.render(0, VISEME_SHAPES.C);
       const open = regionDiff(opener.render(1, VISEME_SHAPES.D), silent.render(1, RESTING_MOUTH), SIZE.width, ...region);
-      console.log(`# ${portrait.file} (${portrait.what}): face ${landmarks.box.height.toFixed(0)} px, silence SSIM ≥ ${worst.toFixed(3)}, motion/loudness r=${r.toFixed(2)}, AA ${open.toFixed(1)}, pause max ${Math.max(...pause).toFixed(2)}`);
+      console.log(`# ${portrait.file} (${portrait.what}): face ${landmarks.box.height.toFixed(0)} px, sway ≤ ${sway.max.toFixed(2)} px, silence SSIM ≥ ${worst.toFixed(3)}, motion/loudness r=${r.toFixed(2)}, AA ${open.toFixed(1)}, pause max ${Math.max(...pause).toFixed(2)}`);
       assert.ok(worst >= 0.95, `lowest SSIM of a silent frame: ${worst.toFixed(4)}`);
       assert.ok(open > 8, `AA opens the mouth: ${open.toFixed(2)}`);
       assert.ok(r >= 0.6, `correlation of mouth motion with loudness: ${r.toFixed(3)}`);

@@ -28,7 +28,7 @@ const SHIFT_PER_DESIGN_PX = 0.012;
  * The head moves as far on screen as a face whose inter-ocular distance is at most this share of the frame's
  * shorter side (a 20-pixel eye distance at 512×512; the head then sways by about a pixel or two): a larger face
  * turns by a smaller angle, so that its edges move no more pixels than a small face's. Resampling a sharp photo
- * moved by a few pixels costs SSIM: without the cap, a close-up (a 370-pixel face) fell to 0.66 against its photo in
+ * moved by a few pixels costs SSIM: without the cap, a close-up (a face box of 369×344 px) fell to 0.66 against its photo in
  * silence and a 190-pixel one to 0.92; with it, 0.96 and 0.99 (test/photo/real-portraits.test.ts).
  */
 const MOTION_IOD_SHARE = 0.04;
