@@ -23,7 +23,6 @@ import torch
 
 import metrics
 from metrics import scores
-from model import VisemeNet
 from visemes import VISEMES
 
 torch.set_num_threads(1)
@@ -140,14 +139,9 @@ def main():
     base_scores["rest_vs_speech_accuracy_binary_threshold"] = float(((rel >= t_bin) == (labels != 0)).mean())
     base_scores["timing"] = metrics.timing(base, labels, te["lengths"])
 
-    from onnx_import import load_onnx
-    if a.onnx:
-        net = load_onnx(a.onnx)
-    else:
-        net = VisemeNet()
-        net.load_state_dict(torch.load(a.ckpt))
-        net.eval()
-    previous = load_onnx(a.previous) if a.previous else None
+    from onnx_import import load_model
+    net = load_model(a.onnx or a.ckpt)
+    previous = load_model(a.previous) if a.previous else None
     pred = model_predict(net, te["feats"], te["lengths"])
     model_scores = scores(pred, labels)
     model_scores["per_class"] = metrics.per_class(pred, labels)

@@ -5,7 +5,7 @@ Sources (Debian packages; every recording's text is known):
   (G.722 = 16 kHz wideband), with the transcripts that the asterisk-core-sounds-* packages ship
   (/usr/share/doc/asterisk-core-sounds-LL/core-sounds-LL.txt.gz);
 - fillets-ng-data-cs / fillets-ng-data-nl: the game Fish Fillets NG's spoken dialogue in Czech and Dutch
-  (two voice casts: the small fish, the big fish and the minor characters; Vorbis, 22.05 kHz), with the
+  (two voice casts: the small fish, the big fish and, in Czech, the minor characters; Vorbis, 22.05 kHz), with the
   dialogue text of fillets-ng-data (script/LEVEL/dialogs_LL.lua);
 - festvox-ru: the recordings of Festival's msu_ru_nsh_clunits voice (one male speaker reading 620
   sentences of prose, 16 kHz), with its etc/txt.done.data.
@@ -47,13 +47,13 @@ SPEAKERS = {
     "carlo_it": ("asterisk", ("it_IT_m_Carlo", "it"), "it"),
     "june_fr": ("asterisk", ("fr_CA_f_June", "fr"), "fr"),
     "ivr_ru": ("asterisk", ("ru_RU_f_IvrvoiceRU", "ru"), "ru"),
-    # Fish Fillets NG: the small fish (female voice), the big fish (male voice), everyone else (several voices)
-    "fillets_cs_small": ("fillets", ("cs", "m"), "cs"),
-    "fillets_cs_big": ("fillets", ("cs", "v"), "cs"),
+    # Fish Fillets NG: the small fish (female voice), the big fish (male voice), everyone else (in Czech several
+    # voices; the Dutch cast recorded the fish only)
+    "fillets_cs_small": ("fillets", ("cs", "small"), "cs"),
+    "fillets_cs_big": ("fillets", ("cs", "big"), "cs"),
     "fillets_cs_others": ("fillets", ("cs", None), "cs"),
-    "fillets_nl_small": ("fillets", ("nl", "m"), "nl"),
-    "fillets_nl_big": ("fillets", ("nl", "v"), "nl"),
-    "fillets_nl_others": ("fillets", ("nl", None), "nl"),
+    "fillets_nl_small": ("fillets", ("nl", "small"), "nl"),
+    "fillets_nl_big": ("fillets", ("nl", "big"), "nl"),
     "nsh_ru": ("festvox", (NSH,), "ru"),
 }
 # whole speakers held out: Allison (US English and Mexican Spanish, female) and Carlo (Italian, male)
@@ -63,7 +63,7 @@ TRAIN_SETS = {
     "asterisk": ["june_fr", "ivr_ru"],
     # the v3 experiment (not shipped, README.md): and the Fish Fillets casts and Festival's Russian voice
     "all": ["june_fr", "ivr_ru", "fillets_cs_small", "fillets_cs_big", "fillets_cs_others", "fillets_nl_small",
-            "fillets_nl_big", "fillets_nl_others", "nsh_ru"],
+            "fillets_nl_big", "nsh_ru"],
 }
 MAX_PHONE_MS = 700  # an alignment with a longer phone is taken as a transcript mismatch and dropped
 
@@ -111,21 +111,20 @@ def asterisk_prompts(folder, lang, cache):
 
 
 def fillets_prompts(lang, who, cache):
-    """[(name, text, path, None)] of one Fish Fillets NG voice cast: the lines of character `who` ("m" the
-    small fish, "v" the big fish, None everyone else). A line's sound is sound/LEVEL/LL/ID.ogg; its text
-    is the dialogStr after dialogId("ID", ...) in script/LEVEL/dialogs_LL.lua; the id's second field names
-    the speaking character."""
-    pattern = re.compile(r'dialogId\("([^"]+)"[^\n]*\)\s*dialogStr\("((?:[^"\\]|\\.)*)"\)')
+    """[(name, text, path, None)] of one Fish Fillets NG voice cast: the lines of the small fish (who="small"),
+    the big fish ("big") or everyone else (None). A line's sound is sound/LEVEL/LL/ID.ogg; its text is the
+    dialogStr after dialogId("ID", "FONT", ...) in script/LEVEL/dialogs_LL.lua, and the font names the speaker:
+    font_small is always the small fish and font_big the big fish (the ids' own fields do not always say)."""
+    pattern = re.compile(r'dialogId\(\s*"([^"]+)"\s*,\s*"([^"]*)"[^\n]*\)\s*dialogStr\(\s*"((?:[^"\\]|\\.)*)"\s*\)')
+    fonts = {"small": "font_small", "big": "font_big"}
     items = []
     script_dir = os.path.join(FILLETS, "script")
     for level in sorted(os.listdir(script_dir)):
         path = os.path.join(script_dir, level, f"dialogs_{lang}.lua")
         if not os.path.exists(path):
             continue
-        for name, text in pattern.findall(open(path, encoding="utf-8").read()):
-            fields = name.split("-")
-            character = fields[1] if len(fields) >= 3 else ""
-            if (character != who) if who else (character in ("m", "v")):
+        for name, font, text in pattern.findall(open(path, encoding="utf-8").read()):
+            if (font != fonts[who]) if who else (font in fonts.values()):
                 continue
             sound = os.path.join(FILLETS, "sound", level, lang, name + ".ogg")
             if os.path.exists(sound) and not _UNSPOKEN.search(text) and re.search(r"\w", text):

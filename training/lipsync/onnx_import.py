@@ -33,6 +33,15 @@ def load_onnx(path):
     return net.eval()
 
 
+def load_model(path):
+    """A VisemeNet in eval mode from an exported .onnx or from a train.py checkpoint (.pt)."""
+    if path.endswith(".onnx"):
+        return load_onnx(path)
+    net = VisemeNet()
+    net.load_state_dict(torch.load(path))
+    return net.eval()
+
+
 if __name__ == "__main__":
     import json
     import os
