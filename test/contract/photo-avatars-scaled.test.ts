@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
-import { assertError, download, waitFor, waitForJob } from '../helpers/checks.js';
+import { assertError, download, waitForAvatar, waitForJob } from '../helpers/checks.js';
 import { createVideo, upload } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
 import { deleteRedisNamespace, SHARED_REDIS_URL } from '../helpers/redis-server.js';
@@ -54,10 +54,7 @@ describe('photo avatars on Redis, BullMQ and S3, across an API process and a wor
     const res = await api.http.post('/v2/avatar').set('key', KEYS.a).attach('file', join(h.fixtures.dir, 'portrait.png'));
     assert.equal(res.status, 201, res.text);
     const uid = res.body.uid as string;
-    const done = await waitFor('the avatar to be prepared', async () => {
-      const body = (await api.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a)).body as Record<string, string>;
-      return body.thumbnailGenerationStatus === 'pending' ? undefined : body;
-    });
+    const done = await waitForAvatar(api, KEYS.a, uid);
     assert.equal(done.thumbnailGenerationStatus, 'completed', JSON.stringify(done));
     assert.equal(new URL(done.path!).port, String(s3.port), 'the idle clip is served by the object store');
     assert.equal(renderer.faces.length, 1, 'the worker rendered it');

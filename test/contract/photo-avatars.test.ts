@@ -12,7 +12,7 @@ import { before, after, describe, it } from 'node:test';
 import { avatarListItemSchema, avatarSchema } from '../../src/core/schemas/avatar.js';
 import { MIN_FACE_HEIGHT_PX } from '../../src/domain/avatar/photo.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
-import { assertError, assertKeys, assertStamps, download, waitFor, waitForJob } from '../helpers/checks.js';
+import { assertError, assertKeys, assertStamps, download, waitForAvatar, waitForJob } from '../helpers/checks.js';
 import { createVideo, upload } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
 import { FakeFaceDetector, FakePhotoRenderer, makePortraits, type PortraitName } from '../helpers/photo-doubles.js';
@@ -53,13 +53,7 @@ for (const adapter of ADAPTERS) {
       for (const [field, value] of Object.entries(fields)) req = req.field(field, value);
       return req.attach('file', name === 'note.txt' ? h.path('note.txt') : portraits(name));
     };
-    /** Polls GET /v2/avatar/:uid until its thumbnailGenerationStatus is not pending. */
-    const prepared = (key: string, uid: string) =>
-      waitFor(`avatar ${uid} to be prepared`, async () => {
-        const res = await app.http.get(`/v2/avatar/${uid}`).set('key', key);
-        assert.equal(res.status, 200, res.text);
-        return res.body.thumbnailGenerationStatus === 'pending' ? undefined : (res.body as Record<string, unknown>);
-      });
+    const prepared = (key: string, uid: string) => waitForAvatar(app, key, uid);
 
     /** A completed photo avatar of KEYS.a. */
     let mine: { uid: string; path: string };

@@ -23,7 +23,7 @@ import { StoreUnavailableError } from '../../src/storage/store-unavailable-error
 import type { JobStatus } from '../../src/domain/job.js';
 import { makePhotoAvatar } from '../../src/testing/avatar-store-suite.js';
 import { KEYS, SUITE_TIMEOUT_MS, makeApp } from '../helpers/apps.js';
-import { waitFor } from '../helpers/checks.js';
+import { waitFor, waitForAvatar } from '../helpers/checks.js';
 import { useHarness } from '../helpers/harness.js';
 import { FakeFaceDetector, FakePhotoRenderer, makePortraits } from '../helpers/photo-doubles.js';
 
@@ -72,12 +72,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
       retention: { staleJobMs: 1_000, sweepIntervalMs: 100 },
     });
     try {
-      const statusOf = async (uid: string) => (await app.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a)).body as Record<string, unknown>;
-      const ended = (uid: string) =>
-        waitFor(`avatar ${uid} to leave pending`, async () => {
-          const body = await statusOf(uid);
-          return body.thumbnailGenerationStatus === 'pending' ? undefined : body;
-        });
+      const ended = (uid: string) => waitForAvatar(app, KEYS.a, uid);
       assert.equal((await ended(queued.uid)).thumbnailGenerationStatus, 'completed', 'a queued preparation runs');
       assert.equal((await ended(running.uid)).thumbnailGenerationStatus, 'completed', 'a preparation whose process died resumes');
       assert.equal((await jobStore.get(running.uid))?.attempt, 2, 'it resumed with its next attempt');
@@ -123,10 +118,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     const resumed = new FakePhotoRenderer();
     const second = await makeApp('express', { dataDir, backends: { ...stores, photoRenderer: resumed }, retention });
     try {
-      const body = await waitFor('the avatar to leave pending', async () => {
-        const res = await second.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a);
-        return res.body.thumbnailGenerationStatus === 'pending' ? undefined : (res.body as Record<string, unknown>);
-      });
+      const body = await waitForAvatar(second, KEYS.a, uid);
       assert.equal(body.thumbnailGenerationStatus, 'completed', JSON.stringify(body));
       assert.equal(resumed.faces.length, 1, 'the next start ran the preparation');
       assert.equal((await jobStore.get(uid))?.attempt, 2);

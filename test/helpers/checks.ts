@@ -78,6 +78,23 @@ export function waitForJob(
   });
 }
 
+/**
+ * Polls a photo avatar (`GET /v2/avatar/:uid` with `key`) until its preparation has ended (its
+ * `thumbnailGenerationStatus` is no longer `pending`); returns that body.
+ */
+export function waitForAvatar(app: TestApp, key: string, uid: string, timeoutMs?: number, intervalMs?: number): Promise<Record<string, unknown>> {
+  return waitFor(
+    `avatar ${uid} to leave pending`,
+    async () => {
+      const res = await app.http.get(`/v2/avatar/${uid}`).set('key', key);
+      assert.equal(res.status, 200, res.text);
+      return res.body.thumbnailGenerationStatus === 'pending' ? undefined : (res.body as Record<string, unknown>);
+    },
+    timeoutMs,
+    intervalMs,
+  );
+}
+
 /** A downloaded link. */
 export interface Download {
   status: number;

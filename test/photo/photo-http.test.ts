@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { KEYS, makeApp, type TestApp } from '../helpers/apps.js';
-import { assertError, download, saveTo, waitFor, waitForJob } from '../helpers/checks.js';
+import { assertError, download, saveTo, waitForAvatar, waitForJob } from '../helpers/checks.js';
 import { createVideo } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
 import { dlibPhoto } from '../helpers/dlib-faces.js';
@@ -37,22 +37,14 @@ describe('photo avatars with the built-in engines, through HTTP', { timeout: 240
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.thumbnailGenerationStatus, 'pending');
     const uid = created.body.uid as string;
-    const avatar = await waitFor(
-      'the avatar to be prepared',
-      async () => {
-        const body = (await app.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a)).body as Record<string, string>;
-        return body.thumbnailGenerationStatus === 'pending' ? undefined : body;
-      },
-      120_000,
-      200,
-    );
+    const avatar = await waitForAvatar(app, KEYS.a, uid, 120_000, 200);
     assert.equal(avatar.thumbnailGenerationStatus, 'completed', JSON.stringify(avatar));
-    for (const link of [avatar.previewImagePath!, avatar.thumbnailPath!]) {
+    for (const link of [avatar.previewImagePath as string, avatar.thumbnailPath as string]) {
       const image = await download(link);
       assert.equal(image.status, 200);
       assert.deepEqual([...image.body.subarray(1, 4)].map((byte) => String.fromCharCode(byte)).join(''), 'PNG');
     }
-    const idle = await ffprobe(await saveTo(join(scratch, 'idle.mp4'), await download(avatar.path!)));
+    const idle = await ffprobe(await saveTo(join(scratch, 'idle.mp4'), await download(avatar.path as string)));
     assert.ok(idle.streams.some((stream) => stream.codec_type === 'video'), JSON.stringify(idle));
 
     const job = await createVideo(app, KEYS.a, { audioUrl: h.url('speech.wav'), avatarId: uid });
@@ -76,15 +68,7 @@ describe('photo avatars with the built-in engines, through HTTP', { timeout: 240
     const created = await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', dlibPhoto('2008_002506.jpg'));
     assert.equal(created.status, 201, created.text);
     const uid = created.body.uid as string;
-    const avatar = await waitFor(
-      'the group photo avatar to be prepared',
-      async () => {
-        const body = (await app.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a)).body as Record<string, string>;
-        return body.thumbnailGenerationStatus === 'pending' ? undefined : body;
-      },
-      120_000,
-      200,
-    );
+    const avatar = await waitForAvatar(app, KEYS.a, uid, 120_000, 200);
     assert.equal(avatar.thumbnailGenerationStatus, 'completed', JSON.stringify(avatar));
     // Three people again, the largest face 88 px high as our detector boxes it.
     const refused = await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', dlibPhoto('2008_001322.jpg'));
