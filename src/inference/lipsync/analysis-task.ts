@@ -1,4 +1,4 @@
-import { MOUTH_KEYS, type MouthShape } from './mouth.js';
+import { MOUTH_KEYS, mouthShapeOf, type MouthShape } from './mouth.js';
 import type { MouthAnalysis, MouthAnalysisSettings } from './mouth-analysis.js';
 
 /** One analysis, as sent to the analysis worker. */
@@ -23,9 +23,6 @@ export function packShapes(shapes: readonly MouthShape[]): Float64Array {
 /** The inverse of {@link packShapes}. */
 export function unpackShapes(packed: Float64Array): MouthShape[] {
   const shapes: MouthShape[] = [];
-  for (let o = 0; o < packed.length; o += MOUTH_KEYS.length) {
-    const [open, width, round, closed, teeth, press, tongue] = packed.subarray(o, o + MOUTH_KEYS.length);
-    shapes.push({ open: open!, width: width!, round: round!, closed: closed!, teeth: teeth!, press: press!, tongue: tongue! });
-  }
+  for (let o = 0; o < packed.length; o += MOUTH_KEYS.length) shapes.push(mouthShapeOf(packed.subarray(o, o + MOUTH_KEYS.length)));
   return shapes;
 }

@@ -18,7 +18,7 @@
  * 5. A video frame takes the mean of the filtered track over its interval [i/fps, (i+1)/fps); a bilabial closure
  *    anywhere in that interval wins over the mean, so short /p/ /b/ /m/ stay visible at low frame rates.
  */
-import { MOUTH_KEYS, RESTING_MOUTH, type MouthShape } from './mouth.js';
+import { MOUTH_KEYS, mouthShapeOf, RESTING_MOUTH, type MouthShape } from './mouth.js';
 import { FRAMES_PER_SECOND } from './features.js';
 import { N_VISEMES, VISEMES, type Viseme } from './viseme-model.js';
 import type { VoiceActivityOptions } from './voice-activity.js';
@@ -233,8 +233,7 @@ export function mouthTrack(
       for (let j = 0; j < NK; j++) mean[j]! += track[t * NK + j]! / (b - a);
       closedMax = Math.max(closedMax, track[t * NK + CLOSED]!);
     }
-    const [open, width, round, closed, teeth, press, tongue] = mean.map((v) => Math.min(1, Math.max(0, v)));
-    const shape: MouthShape = { open: open!, width: width!, round: round!, closed: closed!, teeth: teeth!, press: press!, tongue: tongue! };
+    const shape = mouthShapeOf(mean.map((v) => Math.min(1, Math.max(0, v))));
     if (closedMax > closureThreshold && closedMax > shape.closed) {
       shape.closed = Math.min(1, closedMax);
       shape.open *= 1 - shape.closed;

@@ -29,6 +29,13 @@ export const RESTING_MOUTH: Readonly<MouthShape> = Object.freeze({ open: 0, widt
 export const MOUTH_KEYS = ['open', 'width', 'round', 'closed', 'teeth', 'press', 'tongue'] as const;
 export type MouthKey = (typeof MOUTH_KEYS)[number];
 
+/** The shape whose parameters are `values` in {@link MOUTH_KEYS} order (as many values as keys). */
+export function mouthShapeOf(values: ArrayLike<number>): MouthShape {
+  const shape = {} as Record<MouthKey, number>;
+  MOUTH_KEYS.forEach((key, i) => (shape[key] = values[i]!));
+  return shape;
+}
+
 /** Turns a recording into one {@link MouthShape} per video frame. */
 export interface MouthTrackAnalyzer {
   /**
