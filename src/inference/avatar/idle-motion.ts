@@ -97,3 +97,8 @@ export function loopedIdlePoseAt(definition: AvatarDefinition, frameIndex: numbe
     gazeY: now.gazeY,
   };
 }
+
+/** The idle pose of frame `frameIndex`: of a seamless loop of `loopFrames` frames when that is given. */
+export function idlePoseFor(definition: AvatarDefinition, frameIndex: number, loopFrames?: number): IdlePose {
+  return loopFrames ? loopedIdlePoseAt(definition, frameIndex, loopFrames) : idlePoseAt(definition, frameIndex);
+}

@@ -3,7 +3,7 @@ import { createCanvas, loadImage, type Image } from '@napi-rs/canvas';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import type { FacePoint } from '../../domain/avatar/face-landmarks.js';
 import type { PhotoFace } from '../../domain/avatar/photo.js';
-import { idlePoseAt, loopedIdlePoseAt } from '../avatar/idle-motion.js';
+import { idlePoseFor } from '../avatar/idle-motion.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import { coverCrop } from '../render/background.js';
 import { paintEyelids } from './eyelids.js';
@@ -137,8 +137,7 @@ export class PhotoFrameRenderer {
 
   /** The face's motion in frame `frameIndex`: the idle pose's blink and head motion, and the mouth. */
   motionAt(frameIndex: number, mouth: MouthShape): FaceMotion {
-    const { loopFrames } = this.options;
-    const pose = loopFrames ? loopedIdlePoseAt(this.definition, frameIndex, loopFrames) : idlePoseAt(this.definition, frameIndex);
+    const pose = idlePoseFor(this.definition, frameIndex, this.options.loopFrames);
     const rest = this.restWeight(frameIndex, mouth);
     this.lastRest = rest;
     const shift = SHIFT_PER_DESIGN_PX * this.mesh.axes.iod * this.headMotion;

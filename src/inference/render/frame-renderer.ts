@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { createCanvas, loadImage, type Canvas, type Image } from '@napi-rs/canvas';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import { lookOf } from '../../domain/avatar/definition.js';
-import { idlePoseAt, loopedIdlePoseAt, type IdlePose } from '../avatar/idle-motion.js';
+import { idlePoseFor, type IdlePose } from '../avatar/idle-motion.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import {
   applyPartTransform,
@@ -150,7 +150,7 @@ export class FrameRenderer {
 
   /** The idle pose of frame `frameIndex`. */
   poseAt(frameIndex: number): IdlePose {
-    return this.loopFrames ? loopedIdlePoseAt(this.definition, frameIndex, this.loopFrames) : idlePoseAt(this.definition, frameIndex);
+    return idlePoseFor(this.definition, frameIndex, this.loopFrames);
   }
 
   /** Draws frame `frameIndex` with `mouth` into {@link canvas}. */
