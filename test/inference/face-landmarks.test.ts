@@ -15,11 +15,11 @@ import { MIN_FACE_HEIGHT_PX } from '../../src/domain/avatar/photo.js';
 import { detectFaces } from '../../src/inference/face/detect-faces.js';
 import { MESH_TO_IBUG68, MESH_VERTEX_COUNT, meshToIbug68 } from '../../src/inference/face/mesh-to-ibug68.js';
 import { cartoonLooks, drawCartoonFace, type CartoonPose } from '../helpers/cartoon-faces.js';
+import { distance } from '../helpers/dlib-faces.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/faces/', import.meta.url));
 const fixture = (name: string) => join(FIXTURES, name);
 
-const distance = (a: FacePoint, b: FacePoint) => Math.hypot(a[0] - b[0], a[1] - b[1]);
 /** Mean of the six points of an eye (36–41 or 42–47). */
 const eyeCentre = (face: FaceLandmarks, first: number): FacePoint => {
   const eye = face.points.slice(first, first + 6);
