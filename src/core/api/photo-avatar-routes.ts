@@ -7,7 +7,7 @@ import { isJson, readJson } from '../http/read-json.js';
 import { ApiError } from '../errors.js';
 import { avatarListItemSchema, avatarNameSchema, createAvatarBodySchema } from '../schemas/avatar.js';
 import { photoAvatarView } from '../avatars/avatar-views.js';
-import type { ReceivedPhoto } from '../avatars/photo-avatar-service.js';
+import { photoAvatarsOff, type ReceivedPhoto } from '../avatars/photo-avatar-service.js';
 import type { ApiDeps } from './deps.js';
 import { MIN_FACE_HEIGHT_PX } from '../../domain/avatar/photo.js';
 import { canonicalJson } from '../idempotency/canonical-json.js';
@@ -15,6 +15,8 @@ import { idempotencyKeyOf, requestFingerprint } from '../idempotency/idempotency
 import { IDEMPOTENCY_HEADER_DOC, IDEMPOTENT_REPLAYED_DOC } from './idempotency-doc.js';
 
 const DEFAULT_NAME = 'Photo avatar';
+/** The multipart `name` field, validated as the JSON body's `name`. */
+const nameFieldSchema = z.object({ name: avatarNameSchema });
 
 /** The default name of an uploaded portrait: its file name without extension. */
 function nameFromFile(fileName: string): string {
@@ -63,7 +65,7 @@ export function photoAvatarRoutes(deps: ApiDeps): Route[] {
       async handle({ request, owner, baseUrl }) {
         // Refused before the body is read: ask the client to drop the connection rather than send it all.
         if (!deps.photoAvatars.enabled) {
-          throw new ApiError(503, 'unavailable', 'photo avatars are off on this service (no face detector is configured)', undefined, { connection: 'close' });
+          throw photoAvatarsOff({ connection: 'close' });
         }
         const key = idempotencyKeyOf(request.headers);
         const create = async (photo: ReceivedPhoto, name: string) => json(201, await photoAvatarView(await deps.photoAvatars.create(owner, photo, name), deps.links(baseUrl)));
@@ -80,7 +82,7 @@ export function photoAvatarRoutes(deps: ApiDeps): Route[] {
         const upload = await deps.photoUploads.receive(request.bodyStream, request.headers, owner);
         let name: string;
         try {
-          name = upload.fields.name === undefined ? nameFromFile(upload.fileName) : validate(z.object({ name: avatarNameSchema }), { name: upload.fields.name }, 'body').name;
+          name = upload.fields.name === undefined ? nameFromFile(upload.fileName) : validate(nameFieldSchema, { name: upload.fields.name }, 'body').name;
         } catch (error) {
           await deps.blobs.delete(upload.blob.id).catch(() => undefined);
           throw error;

@@ -11,9 +11,15 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { blobToLocalFile } from '../../storage/blob-files.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
 import { ApiError } from '../errors.js';
+import { resultBlobIds } from '../jobs/job-runner.js';
 import type { JobService } from '../jobs/job-service.js';
 import { chooseFace } from './face-choice.js';
 import { sniffPhotoType } from './image-type.js';
+
+/** The 503 `unavailable` of a service without a face detector (`headers`: extra response headers). */
+export function photoAvatarsOff(headers?: Record<string, string>): ApiError {
+  return new ApiError(503, 'unavailable', 'photo avatars are off on this service (no face detector is configured)', undefined, headers);
+}
 
 /** A portrait received for a new photo avatar. */
 export interface ReceivedPhoto {
@@ -74,7 +80,7 @@ export class PhotoAvatarService {
     let adopted = false;
     let workDir: string | undefined;
     try {
-      if (!this.detector) throw new ApiError(503, 'unavailable', 'photo avatars are off on this service (no face detector is configured)');
+      if (!this.detector) throw photoAvatarsOff();
       workDir = await this.workDirs.create('photo');
       const path = await blobToLocalFile(this.blobs, photo.blob.id, workDir, 'photo');
       if (!path) throw new Error(`the received photo ${photo.blob.id} is missing from the blob store`);
@@ -145,7 +151,7 @@ export class PhotoAvatarService {
         });
       }
     }
-    const ids = [deleted.photo.id, ...(deleted.assets ? [deleted.assets.video.id, deleted.assets.preview.id, deleted.assets.thumbnail.id] : [])];
+    const ids = [deleted.photo.id, ...resultBlobIds(deleted.assets)];
     await Promise.all(ids.map((id) => this.deleteBlob(id, 'file of a deleted avatar')));
   }
 
