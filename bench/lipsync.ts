@@ -38,6 +38,7 @@ import { RESTING_MOUTH, type MouthShape } from '../src/inference/lipsync/mouth.j
 import { loadAvatarDefinitions } from '../src/inference/avatar/catalogue-definitions.js';
 import type { AvatarDefinition } from '../src/domain/avatar/definition.js';
 import type { BenchSection } from './lib/settings.js';
+import { measured, type Cost } from './lib/measure.js';
 import { median, round } from './lib/stats.js';
 import { cpuSeconds } from './lipsync/cpu-time.js';
 import { makeSpeech } from './lipsync/speech.js';
@@ -55,18 +56,6 @@ const SIZES = list(process.env.BENCH_LIPSYNC_SIZES ?? '512x512,1280x720,1920x108
   return { width: Number(match[1]), height: Number(match[2]) };
 });
 
-/** Wall and CPU seconds of one piece of work. */
-interface Cost {
-  wall: number;
-  cpu: number;
-}
-
-const measured = async (work: () => Promise<unknown>): Promise<Cost> => {
-  const cpu = cpuSeconds();
-  const start = performance.now();
-  await work();
-  return { wall: (performance.now() - start) / 1000, cpu: cpuSeconds() - cpu };
-};
 
 export const lipSyncBench: BenchSection = async (_settings, emit) => {
   const dir = await mkdtemp(join(tmpdir(), 'va-bench-lipsync-'));

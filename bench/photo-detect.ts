@@ -16,21 +16,13 @@ import { decodePhoto } from '../src/inference/face/decode-photo.js';
 import { DETECTION_MAX_SIDE } from '../src/inference/face/detect-faces.js';
 import { createFaceDetector, faceWorkers } from '../src/inference/face/face-detector.js';
 import type { BenchLine, BenchSection } from './lib/settings.js';
+import { measured } from './lib/measure.js';
 import { median, round } from './lib/stats.js';
 
 const RUNS = Math.max(1, Number(process.env.BENCH_PHOTO_DETECT_RUNS ?? 5));
 const SIZE = 1024;
 const TARGET_SECONDS = 5;
 const PORTRAIT = fileURLToPath(new URL('../test/fixtures/faces/grace_hopper.jpg', import.meta.url));
-
-/** Wall-clock and CPU seconds of `work` (CPU of the whole process, the worker thread included). */
-const timed = async (work: () => Promise<unknown>) => {
-  const start = performance.now();
-  const cpu = process.cpuUsage();
-  await work();
-  const used = process.cpuUsage(cpu);
-  return { wall: (performance.now() - start) / 1000, cpu: (used.user + used.system) / 1e6 };
-};
 
 /** A `SIZE × SIZE` JPEG of the portrait, scaled to cover the square and centred. */
 export async function squarePortrait(dir: string): Promise<string> {
@@ -49,14 +41,14 @@ export const photoDetectBench: BenchSection = async (_settings, emit) => {
     const photo = await squarePortrait(dir);
     const detector = createFaceDetector();
     let faces = 0;
-    const cold = await timed(async () => {
+    const cold = await measured(async () => {
       faces = (await detector.detect(photo)).faces.length;
     });
     const warm: { wall: number; cpu: number }[] = [];
     const decode: number[] = [];
     for (let run = 0; run < RUNS; run++) {
-      warm.push(await timed(() => detector.detect(photo)));
-      decode.push((await timed(() => decodePhoto(photo, DETECTION_MAX_SIDE))).wall);
+      warm.push(await measured(() => detector.detect(photo)));
+      decode.push((await measured(() => decodePhoto(photo, DETECTION_MAX_SIDE))).wall);
     }
     const medianSeconds = median(warm.map(({ wall }) => wall));
     const line: BenchLine = {

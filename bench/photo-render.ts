@@ -22,6 +22,7 @@ import { photoDefinition, PhotoFrameRenderer } from '../src/inference/photo/inde
 import { regionDiff } from '../test/avatar/helpers.js';
 import { astronaut, correlation, mouthRegion, speechWithPause, ssim } from '../test/photo/helpers.js';
 import type { BenchSection } from './lib/settings.js';
+import { measured } from './lib/measure.js';
 import { median, round } from './lib/stats.js';
 import { makeSpeech } from './lipsync/speech.js';
 
@@ -29,11 +30,8 @@ const SECONDS = Number(process.env.BENCH_PHOTO_SECONDS ?? 60);
 const ROUNDS = Math.max(1, Number(process.env.BENCH_PHOTO_ROUNDS ?? 3));
 const SIZE = { width: 512, height: 512 };
 
-const timed = async (work: () => Promise<unknown>) => {
-  const start = performance.now();
-  await work();
-  return (performance.now() - start) / 1000;
-};
+/** Wall seconds of `work`. */
+const timed = async (work: () => Promise<unknown>) => (await measured(work)).wall;
 
 export const photoRenderBench: BenchSection = async (_settings, emit) => {
   const dir = await mkdtemp(join(tmpdir(), 'va-bench-photo-'));
