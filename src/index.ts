@@ -15,6 +15,8 @@ export type { AuthenticateFn } from './core/auth.js';
 export { toLogger, type Logger } from './domain/logger.js';
 export type { MetricsRecorder } from './core/metrics/metrics-recorder.js';
 export type { ErrorBody, FieldIssue } from './core/errors.js';
+/** Deepest nesting of arrays and objects in a JSON body; deeper is 400 `validation_failed`. */
+export { MAX_JSON_DEPTH } from './core/http/read-json.js';
 export type { CoreRequest, CoreResponse, HeaderMap } from './core/http/types.js';
 /** For adapters to other frameworks: write the core's answer to Node's response, guarded (see `virtual-anchor/testing`). */
 export { sendResponse, failResponse } from './core/http/send-response.js';

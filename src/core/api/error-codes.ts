@@ -1,4 +1,5 @@
 import { INPUT_ERROR_CODES, UPLOAD_ERROR_CODES } from '../input/errors.js';
+import { MAX_JSON_DEPTH } from '../http/read-json.js';
 
 /** An error status of the API: what it means and the `error.code` values it carries. */
 export interface ErrorStatus {
@@ -18,7 +19,7 @@ const uploadCodes = UPLOAD_ERROR_CODES.filter((code) => code !== 'too_large');
 export const ERROR_STATUSES: Record<number, ErrorStatus> = {
   400: {
     description:
-      'Bad request: a malformed body or query (field details), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face',
+      `Bad request: a malformed body or query (field details; also a JSON body nested deeper than ${MAX_JSON_DEPTH} levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face`,
     codes: [
       'validation_failed',
       'invalid_json',
