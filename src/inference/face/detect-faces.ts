@@ -1,6 +1,6 @@
 /**
  * The whole detection of one photo: decode it upright, find every face's mesh, and turn each into the 68 iBUG
- * landmarks in the photo's own pixels, largest face first. CPU-bound: it runs on a worker thread (see
+ * landmarks in the photo's own pixels, largest face first. CPU-bound: it runs in a child process (see
  * face-worker.ts) unless the package was bundled into one file.
  */
 import { faceLandmarksSchema, type FaceLandmarks } from '../../domain/avatar/face-landmarks.js';

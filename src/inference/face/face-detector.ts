@@ -1,12 +1,12 @@
 /**
  * The built-in {@link FaceDetector}: MediaPipe BlazeFace + Face Mesh (shipped in `@vladmandic/human`, run on the
- * TensorFlow.js WASM backend), mapped to the 68 iBUG landmarks. Detection runs on a pooled worker thread that
+ * TensorFlow.js WASM backend), mapped to the 68 iBUG landmarks. Detection runs on a pooled child process that
  * loads the models once and keeps them while it lives, so the host's event loop only sends a path and receives
  * the landmarks.
  */
 import { NotAnImageError, type FaceDetection } from '../../domain/avatar/photo.js';
 import type { FaceDetector } from '../../domain/engines.js';
-import { workerModule } from '../workers/module-entry.js';
+import { childModule } from '../workers/child-module.js';
 import { TaskPool } from '../workers/task-pool.js';
 
 /** What the face worker is sent. */
@@ -17,7 +17,7 @@ export interface FaceDetectionTask {
 /** Options of {@link HumanFaceDetector}. */
 export interface HumanFaceDetectorOptions {
   /**
-   * `'worker'` (default): decoding and the models run on a pooled worker thread (one, started on first use,
+   * `'worker'` (default): decoding and the models run on a pooled child process (one, started on first use,
    * ended after 30 s idle); `'main'`: on the calling thread, blocking it for the run. Without the worker's module
    * next to this one (the package was bundled into one file), the calling thread.
    */
@@ -34,13 +34,13 @@ export const FACE_DETECTION_TIMEOUT_MS = 60_000;
 
 /** The face workers of the process, shared by every detector; started on first use. */
 let pool: TaskPool<FaceDetectionTask, FaceDetection> | undefined;
-const FACE_WORKER = workerModule(import.meta.url, 'face-worker');
+const FACE_WORKER = childModule(import.meta.url, 'face-worker');
 
 function facePool(): TaskPool<FaceDetectionTask, FaceDetection> | undefined {
   if (!FACE_WORKER) return undefined;
   // One worker: detection is rare (once per uploaded avatar) and each worker holds the models (~2 MB of weights,
   // the WASM heap) and one decoded photo.
-  return (pool ??= new TaskPool({ name: 'face detection', module: FACE_WORKER, maxWorkers: 1, resourceLimits: { maxOldGenerationSizeMb: 512 } }));
+  return (pool ??= new TaskPool({ name: 'face detection', module: FACE_WORKER, maxWorkers: 1, maxOldGenerationSizeMb: 512 }));
 }
 
 /** Face workers started and not ended (for tests and diagnostics). */
@@ -72,7 +72,7 @@ export class HumanFaceDetector implements FaceDetector {
   }
 }
 
-/** The default {@link FaceDetector}: {@link HumanFaceDetector} on its worker thread. */
+/** The default {@link FaceDetector}: {@link HumanFaceDetector} in its child process. */
 export function createFaceDetector(options: HumanFaceDetectorOptions = {}): FaceDetector {
   return new HumanFaceDetector(options);
 }

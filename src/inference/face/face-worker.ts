@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry of {@link HumanFaceDetector}: runs {@link detectFaces} for each task. The models load on
+ * Child-process entry of {@link HumanFaceDetector}: runs {@link detectFaces} for each task. The models load on
  * the first task and stay loaded for the worker's life.
  */
 import type { FaceDetection } from '../../domain/avatar/photo.js';

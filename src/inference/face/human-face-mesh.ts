@@ -3,7 +3,7 @@
  * TensorFlow.js WASM backend: the weights are the `models/blazeface.*` and `models/facemesh.*` files inside the
  * npm package and the `.wasm` binaries are inside `@tensorflow/tfjs-backend-wasm`, so nothing is downloaded and
  * nothing native is built. One instance per thread, loaded on first use and kept; its runs are synchronous CPU
- * work, so it belongs on a worker thread.
+ * work, so it belongs in a child process.
  */
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';

@@ -15,7 +15,7 @@ export interface CanvasLipSyncEngineOptions {
   /** Least time between two progress reports in milliseconds (default 250); the first and last are always sent. */
   progressIntervalMs?: number;
   /**
-   * Where frames are drawn (default `'worker'`): a worker thread starts ffmpeg, draws the frames and
+   * Where frames are drawn (default `'worker'`): a child process starts ffmpeg, draws the frames and
    * feeds them to it while ffmpeg encodes earlier ones, so neither drawing nor the spawn nor the
    * frames' bytes block the event loop; `'main'` does all of that on the event loop's thread.
    */
@@ -32,8 +32,8 @@ export interface CanvasLipSyncEngineOptions {
  * The built-in lip-sync engine: a {@link MouthTrackAnalyzer} turns the speech into one mouth shape
  * per frame, then each frame is drawn on the canvas and piped straight into ffmpeg with the audio.
  * Memory stays flat whatever the audio length: only the (small) mouth track is held, a few frames
- * at most wait, drawn, for ffmpeg (a worker thread draws the next ones while ffmpeg encodes), and
- * ffmpeg's stdin backpressure paces the drawing. The analysis runs on a worker thread too (see
+ * at most wait, drawn, for ffmpeg (a child process draws the next ones while ffmpeg encodes), and
+ * ffmpeg's stdin backpressure paces the drawing. The analysis runs in a child process too (see
  * {@link OnnxMouthAnalyzer}): this thread only passes messages.
  */
 export class CanvasLipSyncEngine implements LipSyncEngine {
@@ -52,7 +52,7 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
     signal.throwIfAborted();
     const binaries = await (this.binaries ??= resolveEncoderBinaries(this.options.binaries));
     signal.throwIfAborted();
-    // The analysis (a worker thread by default) is stopped when this job fails early, e.g. on a bad background.
+    // The analysis (a child process by default) is stopped when this job fails early, e.g. on a bad background.
     const analysisStop = new AbortController();
     const stopAnalysis = (): void => analysisStop.abort(signal.reason);
     signal.addEventListener('abort', stopAnalysis, { once: true });
@@ -60,7 +60,7 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
     // rejected: its failure is rethrown where the track is needed (below).
     const analysis = settled(this.analyzer.analyze(input.audioPath, avatar.fps, analysisStop.signal, input.durationSec));
     // ffmpeg starts (and opens the audio) while the analyzer works; it waits for the first frame. The renderer
-    // (a worker thread by default) sets itself up meanwhile too; that worker also starts ffmpeg and feeds it the
+    // (a child process by default) sets itself up meanwhile too; that worker also starts ffmpeg and feeds it the
     // frames, so neither the spawn nor the frames' bytes touch this thread.
     const source = FrameSource.open({
       definition: avatar,

@@ -1,5 +1,5 @@
 /**
- * The compute of the built-in {@link OnnxMouthAnalyzer}, on the thread that calls it (a worker thread by default):
+ * The compute of the built-in {@link OnnxMouthAnalyzer}, on the thread that calls it (a child process by default):
  * ffmpeg decodes any input to 16 kHz mono float PCM (streamed), log-mel features are computed on the fly, the ONNX
  * viseme model runs in 10 s chunks, the features also tell speech from pauses (voice-activity.ts), and the posteriors
  * become one mouth shape per video frame (see mouth-track.ts).

@@ -1,12 +1,12 @@
 /**
  * The built-in {@link MouthTrackAnalyzer}: ffmpeg decodes any input to 16 kHz mono float PCM (streamed), log-mel
  * features are computed on the fly, the ONNX viseme model runs in 10 s chunks and the posteriors become one mouth
- * shape per video frame (see mouth-analysis.ts). All of it runs on a pooled worker thread by default, so the host's
+ * shape per video frame (see mouth-analysis.ts). All of it runs on a pooled child process by default, so the host's
  * event loop only sends the task and receives the shapes.
  */
 import { fileURLToPath } from 'node:url';
 import { resolveMediaBinaries, type MediaBinaries } from '../media/index.js';
-import { workerModule } from '../workers/module-entry.js';
+import { childModule } from '../workers/child-module.js';
 import { TaskPool } from '../workers/task-pool.js';
 import { unpackShapes, type AnalysisTask, type PackedAnalysis } from './analysis-task.js';
 import type { MouthShape, MouthTrackAnalyzer } from './mouth.js';
@@ -17,7 +17,7 @@ import type { ChunkOptions } from './viseme-model.js';
 export type { MouthAnalysis } from './mouth-analysis.js';
 export { extractFeatures } from './mouth-analysis.js';
 
-/** Where the analysis runs: a pooled worker thread (default) or the calling thread. */
+/** Where the analysis runs: a pooled child process (default) or the calling thread. */
 export type AnalysisThread = 'worker' | 'main';
 
 /** Options of {@link OnnxMouthAnalyzer}; all have defaults. */
@@ -38,7 +38,7 @@ export interface OnnxMouthAnalyzerOptions {
    */
   duration?: 'probe' | 'decoded';
   /**
-   * `'worker'` (default): decoding, features and the model run on a pooled worker thread (started on first use,
+   * `'worker'` (default): decoding, features and the model run on a pooled child process (started on first use,
    * ended after 30 s idle), never blocking the event loop; `'main'`: on the calling thread. Without the worker's
    * module next to this one (the package was bundled into one file), the calling thread.
    */
@@ -47,12 +47,12 @@ export interface OnnxMouthAnalyzerOptions {
 
 /** The analysis workers of the process, shared by every analyzer; started on first use. */
 let pool: TaskPool<AnalysisTask, PackedAnalysis> | undefined;
-const ANALYSIS_WORKER = workerModule(import.meta.url, 'analysis-worker');
+const ANALYSIS_WORKER = childModule(import.meta.url, 'analysis-worker');
 
 function analysisPool(): TaskPool<AnalysisTask, PackedAnalysis> | undefined {
   if (!ANALYSIS_WORKER) return undefined;
   // Each worker holds a ~1 MB model and the features of one recording (16 KB per second).
-  return (pool ??= new TaskPool({ name: 'lip-sync analysis', module: ANALYSIS_WORKER, resourceLimits: { maxOldGenerationSizeMb: 512 } }));
+  return (pool ??= new TaskPool({ name: 'lip-sync analysis', module: ANALYSIS_WORKER, maxOldGenerationSizeMb: 512 }));
 }
 
 /** Analysis workers started and not ended (for tests and diagnostics). */

@@ -20,7 +20,7 @@ const MAX_PROGRESS_CHARS = 1 << 20;
 
 /**
  * Measures how long the first audio stream of a local file really is by decoding it (never trusting a header),
- * in one ffmpeg child process, started from a worker thread (a spawn forks the host; see `runMedia`): decoded samples are timed by {@link SAMPLE_CLOCK_FILTER}, thrown away by the `null`
+ * in one ffmpeg child process, started from a child process (a spawn forks the host; see `runMedia`): decoded samples are timed by {@link SAMPLE_CLOCK_FILTER}, thrown away by the `null`
  * muxer, and the output time of ffmpeg's final `-progress` report is the decoded duration in seconds (samples ÷
  * sample rate), at most `maxSec`. Nothing but a few lines of progress crosses the pipe, and no PCM is converted or
  * copied.

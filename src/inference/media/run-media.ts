@@ -1,10 +1,12 @@
 /**
- * {@link runMedia}: an ffmpeg/ffprobe command run to completion from a worker thread. Starting a process forks the
- * whole host (Node's spawn is a fork + exec): the calling thread stops for about 9 ms per 100 MB of the host's
- * memory, 15–100 ms for a host with the models and worker threads loaded. From a worker thread, only that worker
- * waits; the host's event loop does not.
+ * {@link runMedia}: an ffmpeg/ffprobe command run to completion from a small child process. Starting a process
+ * forks the whole caller (Node's spawn is a fork + exec): the calling thread stops for about 9 ms per 100 MB of its
+ * process's memory, 15–100 ms for a host with the models loaded. From a small child, only that child waits; the
+ * host's event loop does not. Code that already runs in one of this package's child processes (the engines) spawns
+ * directly: its event loop is not the host's.
  */
-import { workerModule } from '../workers/module-entry.js';
+import { inChildProcess } from '../workers/child.js';
+import { childModule } from '../workers/child-module.js';
 import { TaskPool } from '../workers/task-pool.js';
 import { reviveError } from '../workers/task-protocol.js';
 import { MediaProcessError, type MediaTool } from './errors.js';
@@ -15,14 +17,17 @@ import type { MediaRunOutcome, MediaRunTask } from './run-media-task.js';
 export interface RunMediaOptions extends Omit<SpawnMediaOptions, 'stdin'> {
   /** Kills the process once its stdout holds more than this many characters (default 1 MiB). */
   maxOutputChars?: number;
-  /** `'worker'` (default): spawned from a pooled worker thread; `'main'`: from the calling thread. */
+  /**
+   * `'worker'` (default): spawned from a pooled child process (from the calling thread where that already is one of
+   * this package's children); `'main'`: from the calling thread.
+   */
   thread?: 'worker' | 'main';
 }
 
 /**
  * Runs `binary args` to completion and resolves with its stdout (utf-8). Rejects with a {@link MediaProcessError}
  * as {@link spawnMedia}'s `exited` does — with a `cause` only when the process could not be started (or was
- * aborted) — also when stdout grows past `maxOutputChars` (the process is killed). On abort (from a worker) it
+ * aborted) — also when stdout grows past `maxOutputChars` (the process is killed). On abort (from a child) it
  * rejects with the signal's reason.
  */
 export async function runMedia(tool: MediaTool, binary: string, args: string[], options: RunMediaOptions = {}): Promise<string> {
@@ -68,10 +73,10 @@ function settle(outcome: MediaRunOutcome): string {
 }
 
 let pool: TaskPool<MediaRunTask, MediaRunOutcome> | undefined;
-const MEDIA_WORKER = workerModule(import.meta.url, 'run-media-worker');
+const MEDIA_WORKER = childModule(import.meta.url, 'run-media-worker');
 
-/** One or two threads that only start processes and collect their output: a small heap is plenty. */
+/** One or two children that only start processes and collect their output: a small heap is plenty. */
 function mediaPool(): TaskPool<MediaRunTask, MediaRunOutcome> | undefined {
-  if (!MEDIA_WORKER) return undefined;
-  return (pool ??= new TaskPool({ name: 'media command', module: MEDIA_WORKER, maxWorkers: 2, resourceLimits: { maxOldGenerationSizeMb: 64 } }));
+  if (!MEDIA_WORKER || inChildProcess()) return undefined;
+  return (pool ??= new TaskPool({ name: 'media command', module: MEDIA_WORKER, maxWorkers: 2, maxOldGenerationSizeMb: 64 }));
 }

@@ -33,7 +33,7 @@ export function photoDefinition(face: PhotoFace, fps: number, size: { width: num
 /**
  * Renders a photo avatar's catalogue assets with {@link PhotoFrameRenderer}: a seamless idle clip (blinks,
  * small head motion, the photo's own mouth) and a PNG preview (its first frame) and thumbnail. The frames
- * are drawn on a frame worker thread (the photo decoded there too), so the caller's event loop only waits.
+ * are drawn on a frame child process (the photo decoded there too), so the caller's event loop only waits.
  */
 export class CanvasPhotoAvatarAssetRenderer implements PhotoAvatarAssetRenderer {
   private binaries?: Promise<MediaBinaries>;

@@ -112,7 +112,7 @@ export class AvatarLayers {
  * The layers of the look drawn last on this thread. A renderer of the same look (the next video of
  * the same avatar, whatever its background) reuses them instead of drawing them again: a minute of
  * video visits some 45 tilt steps, and drawing their layers costs about 0.2 s. One look is kept (the
- * layers of a look take some tens of MB); a worker thread frees them when it ends.
+ * layers of a look take some tens of MB); a child process frees them when it ends.
  */
 let lastLook: { key: string; layers: AvatarLayers } | undefined;
 

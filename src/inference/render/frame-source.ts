@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import type { ChildProcess } from 'node:child_process';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
 import type { PhotoFace } from '../../domain/avatar/photo.js';
@@ -6,7 +6,8 @@ import { createFrameDrawer, drawFrameInto, type FrameDrawer } from './frame-draw
 import type { FrameEncoderSetup, FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
 import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
 import { rawFrameBytes, type RawVideoFormat } from '../media/raw-video.js';
-import { workerModule, workerModuleOptions } from '../workers/module-entry.js';
+import { describeExit, holdChild, killChild, sendToChild, startChild } from '../workers/child.js';
+import { childModule } from '../workers/child-module.js';
 import { reviveError } from '../workers/task-protocol.js';
 
 export type { FrameEncoderSetup } from './frame-worker-protocol.js';
@@ -18,7 +19,7 @@ export interface DrawnFrame {
   release(): void;
 }
 
-/** Where frames are drawn: on a worker thread (default) or on the calling thread. */
+/** Where frames are drawn: in a pooled child process (`'worker'`, the default) or on the calling thread. */
 export type RenderThread = 'worker' | 'main';
 
 /** What a {@link FrameSource} draws with. */
@@ -35,17 +36,17 @@ export interface FrameSourceOptions {
   loopFrames?: number;
   /** `'worker'` (default) or `'main'`; see {@link FrameSource}. */
   thread?: RenderThread;
-  /** Frames a worker may have drawn ahead of the encoder (default {@link DEFAULT_FRAME_SLOTS}, at least 2). */
+  /** Frames a child may have drawn ahead of the consumer (default {@link DEFAULT_FRAME_SLOTS}, at least 2). */
   slots?: number;
   /**
    * The mp4 to write the frames into with {@link FrameSource.encode} (instead of taking them from
-   * {@link FrameSource.frames}). ffmpeg starts at once; with a worker thread the worker starts it and
-   * writes every frame into it, so neither the spawn nor the frames' bytes touch the caller's thread.
+   * {@link FrameSource.frames}). ffmpeg starts at once; with a child process the child starts it and
+   * writes every frame into it, so neither the spawn nor the frames' bytes touch the caller's process.
    */
   encoder?: FrameEncoderSetup;
 }
 
-/** How long a worker told to stop its video may take to answer before it is terminated. */
+/** How long a child told to stop its video may take to answer before it is killed. */
 const STOP_GRACE_MS = 1_000;
 
 /** Default of {@link FrameSourceOptions.slots}. */
@@ -54,11 +55,13 @@ export const DEFAULT_FRAME_SLOTS = 6;
 /**
  * The frames of one lip-sync video. Opening one starts setting the renderer up (background, cached
  * layers), so that this overlaps with the audio analysis; {@link frames} then yields the frames in
- * order. With a worker thread, the worker draws the next frames into a small ring of shared memory
- * while the caller's thread writes earlier ones to ffmpeg: drawing never blocks the event loop and
- * memory stays bounded by `slots` frames. A worker that finished a video waits
- * {@link FRAME_WORKER_IDLE_MS} for the next one. `'main'` draws on the calling thread, one frame at
- * a time. Always {@link close} it (also after {@link frames} has run).
+ * order. With a child process (`'worker'`), the child draws (native canvas code, image decoding)
+ * and, with an encoder, writes the frames into ffmpeg itself: drawing never blocks the host's event
+ * loop, a crash in native code ends the child and fails this video only, and memory stays bounded
+ * by `slots` frames. {@link frames} copies each frame across the channel (meant for a few frames:
+ * previews, tests). A child that finished a video waits {@link FRAME_WORKER_IDLE_MS} for the next
+ * one. `'main'` draws on the calling thread, one frame at a time. Always {@link close} it (also
+ * after {@link frames} has run).
  */
 export abstract class FrameSource {
   static open(options: FrameSourceOptions): FrameSource {
@@ -164,8 +167,6 @@ class InlineFrameSource extends FrameSource {
 class WorkerFrameSource extends FrameSource {
   private readonly worker: PooledWorker;
   private readonly job = ++lastJob;
-  private readonly ring: SharedArrayBuffer;
-  private readonly frameBytes: number;
   /** What the worker said about the frames (its set-up is reported through {@link ready}). */
   private readonly inbox: Exclude<FromFrameWorker, { type: 'ready' }>[] = [];
   private failure: Error | undefined;
@@ -179,6 +180,10 @@ class WorkerFrameSource extends FrameSource {
   private readonly encoding: boolean;
   private stopSent = false;
   private readonly onMessage = (message: FromFrameWorker) => {
+    if (message.type === 'fatal') {
+      this.failure ??= new Error(`the frame drawing process failed: ${message.error.message}`);
+      return; // its exit follows
+    }
     if (message.job !== this.job) return;
     if (message.type === 'ready') return this.settleSetUp();
     if (message.type === 'error') this.settleSetUp(new Error(message.message));
@@ -190,10 +195,10 @@ class WorkerFrameSource extends FrameSource {
     this.settleSetUp(error);
     this.notify();
   };
-  private readonly onExit = (code: number) => {
-    // Messages posted before the exit are delivered first; give them one more turn all the same.
+  private readonly onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+    // Messages sent before the exit may still be queued; give them one more turn.
     setImmediate(() => {
-      this.failure ??= new Error(`the frame worker exited (code ${code}) before drawing every frame`);
+      this.failure ??= new Error(`${describeExit('frame drawing', code, signal)} before drawing every frame`);
       this.settleSetUp(this.failure);
       this.notify();
     });
@@ -207,13 +212,11 @@ class WorkerFrameSource extends FrameSource {
     // Marked handled here only: ready() and frames() await it, so the caller gets the error from them.
     this.setUp.catch(() => undefined);
     const slots = Math.max(2, options.slots ?? DEFAULT_FRAME_SLOTS);
-    this.frameBytes = rawFrameBytes(options.encoder?.options.pixelFormat ?? 'rgba', options.definition.width, options.definition.height);
-    this.ring = new SharedArrayBuffer(this.frameBytes * slots);
     this.encoding = options.encoder !== undefined;
     this.worker = acquireWorker();
-    this.worker.thread.on('message', this.onMessage);
-    this.worker.thread.on('error', this.onError);
-    this.worker.thread.on('exit', this.onExit);
+    this.worker.child.on('message', this.onMessage);
+    this.worker.child.on('error', this.onError);
+    this.worker.child.on('exit', this.onExit);
     this.post({
       type: 'prepare',
       job: this.job,
@@ -221,7 +224,6 @@ class WorkerFrameSource extends FrameSource {
       backgroundPath: options.backgroundPath,
       photo: options.photo,
       loopFrames: options.loopFrames,
-      ring: this.ring,
       slots,
       encoder: options.encoder,
     });
@@ -252,10 +254,10 @@ class WorkerFrameSource extends FrameSource {
           this.finished = expected === total;
           return;
         }
-        if (message.type !== 'frame') throw new Error('the frame worker is encoding: use encode(), not frames()');
-        if (message.index !== expected) throw new Error(`the frame worker sent frame ${message.index}, expected ${expected}`);
+        if (message.type !== 'frame') throw new Error('the frame child is encoding: use encode(), not frames()');
+        if (message.index !== expected) throw new Error(`the frame child sent frame ${message.index}, expected ${expected}`);
         expected++;
-        yield this.frame(message.slot);
+        yield this.frame(message.slot, message.pixels);
       }
     } finally {
       signal?.removeEventListener('abort', abort);
@@ -329,19 +331,19 @@ class WorkerFrameSource extends FrameSource {
     // A video not complete is stopped first, so that the worker's ffmpeg is killed and its partial file removed.
     if (this.encoding && !this.finished && !this.failure) await this.stopVideo();
     this.closed = true;
-    const { thread } = this.worker;
-    thread.off('message', this.onMessage);
-    thread.off('error', this.onError);
-    thread.off('exit', this.onExit);
-    // A worker that finished its video serves the next one; one stopped half-way is ended.
+    const { child } = this.worker;
+    child.off('message', this.onMessage);
+    child.off('error', this.onError);
+    child.off('exit', this.onExit);
+    // A child that finished its video serves the next one; one stopped half-way is ended.
     if (this.finished && !this.failure) releaseWorker(this.worker);
     else await endWorker(this.worker);
   }
 
-  private frame(slot: number): DrawnFrame {
+  private frame(slot: number, pixels: Uint8Array): DrawnFrame {
     let released = false;
     return {
-      pixels: new Uint8Array(this.ring, slot * this.frameBytes, this.frameBytes),
+      pixels,
       release: () => {
         if (released || this.closed) return;
         released = true;
@@ -351,7 +353,7 @@ class WorkerFrameSource extends FrameSource {
   }
 
   private post(message: ToFrameWorker): void {
-    this.worker.thread.postMessage(message);
+    sendToChild(this.worker.child, message);
   }
 
   private notify(): void {
@@ -364,38 +366,38 @@ class WorkerFrameSource extends FrameSource {
 /** Numbers the videos, so that a pooled worker's messages reach the video they are about. */
 let lastJob = 0;
 
-/** A frame worker, and the timer that ends it after a while without work. */
+/** A frame child, and the timer that ends it after a while without work. */
 interface PooledWorker {
-  thread: Worker;
+  child: ChildProcess;
   idleTimer?: NodeJS.Timeout;
 }
 
 /**
- * How long a frame worker that finished a video waits for the next one before it ends. Starting
+ * How long a frame child that finished a video waits for the next one before it ends. Starting
  * one loads its modules (a few hundred milliseconds); an idle one holds some memory and no CPU.
  */
 export const FRAME_WORKER_IDLE_MS = 30_000;
 
-/** Idle frame workers, most recently used last. They never keep the process alive. */
+/** Idle frame children, most recently used last. They never keep the host alive. */
 const idleWorkers: PooledWorker[] = [];
 
 function acquireWorker(): PooledWorker {
   const pooled = idleWorkers.pop();
   if (pooled) {
     clearTimeout(pooled.idleTimer);
-    pooled.thread.ref();
+    holdChild(pooled.child, true);
     return pooled;
   }
   const entry = WORKER_ENTRY;
-  if (entry === undefined) throw new Error('the frame worker module is missing');
-  const thread = new Worker(entry, { ...workerModuleOptions(entry), name: 'frame drawing' });
-  const worker: PooledWorker = { thread };
-  // While a worker draws a video, the video's FrameSource listens too and fails that video with the error (its
+  if (entry === undefined) throw new Error('the frame child module is missing');
+  const child = startChild(entry, { name: 'frame drawing' });
+  const worker: PooledWorker = { child };
+  // While a child draws a video, the video's FrameSource listens too and fails that video with the error (its
   // frames() throws it, and the job ends in `error` with it). This listener only keeps an error of an idle
-  // worker, which no video waits for, from being thrown at the host: the worker has ended, and the exit
-  // listener below drops it from the pool; the next video starts a fresh one.
-  thread.on('error', () => undefined);
-  thread.on('exit', () => {
+  // child, which no video waits for, from being thrown at the host: the exit listener below drops it from the
+  // pool; the next video starts a fresh one.
+  child.on('error', () => undefined);
+  child.on('exit', () => {
     const at = idleWorkers.indexOf(worker);
     if (at >= 0) idleWorkers.splice(at, 1);
   });
@@ -403,7 +405,7 @@ function acquireWorker(): PooledWorker {
 }
 
 function releaseWorker(worker: PooledWorker): void {
-  worker.thread.unref();
+  holdChild(worker.child, false);
   worker.idleTimer = setTimeout(() => void endWorker(worker), FRAME_WORKER_IDLE_MS);
   worker.idleTimer.unref();
   idleWorkers.push(worker);
@@ -413,13 +415,13 @@ async function endWorker(worker: PooledWorker): Promise<void> {
   clearTimeout(worker.idleTimer);
   const at = idleWorkers.indexOf(worker);
   if (at >= 0) idleWorkers.splice(at, 1);
-  await worker.thread.terminate();
+  await killChild(worker.child);
 }
 
-/** Frame workers waiting for a video (for tests and diagnostics). */
+/** Frame children waiting for a video (for tests and diagnostics). */
 export function idleFrameWorkers(): number {
   return idleWorkers.length;
 }
 
-/** The worker's module (see {@link workerModule}); none when the package was bundled into one file. */
-const WORKER_ENTRY = workerModule(import.meta.url, 'frame-worker');
+/** The child's module (see {@link childModule}); none when the package was bundled into one file. */
+const WORKER_ENTRY = childModule(import.meta.url, 'frame-worker');

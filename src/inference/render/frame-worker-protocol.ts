@@ -3,6 +3,7 @@ import type { PhotoFace } from '../../domain/avatar/photo.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import type { VideoEncodeOptions } from '../media/encode-video.js';
+import type { ChildFatal } from '../workers/serve-child.js';
 import type { SerializedError } from '../workers/task-protocol.js';
 
 /** The mp4 a worker writes its frames into itself (see `FrameSourceOptions.encoder`). */
@@ -13,13 +14,13 @@ export interface FrameEncoderSetup {
 }
 
 /**
- * Parent → worker. A worker serves one video at a time and then waits for the next: `prepare`
+ * Parent → frame child. A child serves one video at a time and then waits for the next: `prepare`
  * sets the renderer up (while the audio is still being analysed), `draw` starts drawing, `release`
- * hands a slot of the shared frame ring back. Every message names its video (`job`); a worker
- * ignores releases of a video it no longer draws. With an `encoder`, the worker starts ffmpeg at
- * `prepare` and writes each frame into it itself (no `frame`/`release` messages; `encoded` reports
- * progress); `stop` aborts that video (ffmpeg is killed, the partial file removed) and is answered
- * with `error`.
+ * says the parent is done with a frame it was sent, so the child may draw into that slot again.
+ * Every message names its video (`job`); a child ignores releases of a video it no longer draws.
+ * With an `encoder`, the child starts ffmpeg at `prepare` and writes each frame into it itself (no
+ * `frame`/`release` messages, no pixels cross the channel; `encoded` reports progress); `stop`
+ * aborts that video (ffmpeg is killed, the partial file removed) and is answered with `error`.
  */
 export type ToFrameWorker =
   | {
@@ -30,8 +31,7 @@ export type ToFrameWorker =
       /** A photo avatar's portrait (see `FrameSourceOptions.photo`). */
       photo?: PhotoFace;
       loopFrames?: number;
-      /** `slots` frames (`width × height × 4` bytes, or the encoder's `pixelFormat`), shared with the parent. */
-      ring: SharedArrayBuffer;
+      /** Frames drawn ahead of the parent (or of ffmpeg's pipe): at most this many are held at once. */
       slots: number;
       encoder?: FrameEncoderSetup;
     }
@@ -39,12 +39,14 @@ export type ToFrameWorker =
   | { type: 'release'; job: number; slot: number }
   | { type: 'stop'; job: number };
 
-/** Worker → parent, about video `job`. */
+/** Frame child → parent, about video `job` (or, before it exits on an uncaught error, {@link ChildFatal}). */
 export type FromFrameWorker =
   | { type: 'ready'; job: number }
-  | { type: 'frame'; job: number; index: number; slot: number }
+  /** Frame `index`'s pixels (in the encoder's `pixelFormat`, else RGBA), drawn in `slot`. */
+  | { type: 'frame'; job: number; index: number; slot: number; pixels: Uint8Array }
   /** Frames `0 … index` are in the encoder (encoder mode only). */
   | { type: 'encoded'; job: number; index: number }
   | { type: 'done'; job: number }
   /** `error` is the failure itself, with its name and code (e.g. a `MediaProcessError` of ffmpeg). */
-  | { type: 'error'; job: number; message: string; error: SerializedError };
+  | { type: 'error'; job: number; message: string; error: SerializedError }
+  | ChildFatal;

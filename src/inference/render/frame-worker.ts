@@ -1,14 +1,14 @@
 /**
- * Worker-thread entry of {@link FrameSource}. For each video it is given, it sets a
- * frame drawer (the drawn avatar's or a photo avatar's) up as soon as it is told the avatar (`prepare`), then, once told what to
- * draw, draws the frames in order, copies each into a free slot of the shared frame ring and tells
- * the parent which slot holds which frame. The parent hands a slot back once ffmpeg has its bytes.
- * With an encoder (`prepare.encoder`), the worker starts ffmpeg itself at `prepare` and writes each
- * slot into it, handing the slot back once ffmpeg's pipe holds it: the spawn and every frame's bytes
- * stay off the parent's event loop, which only hears the progress.
- * Then it waits for the next video: a pooled worker skips the start-up (module loading) next time.
+ * Child-process entry of {@link FrameSource}. For each video it is given, it sets a frame drawer
+ * (the drawn avatar's or a photo avatar's) up as soon as it is told the avatar (`prepare`), then,
+ * once told what to draw, draws the frames in order into a small ring of slots and sends each to
+ * the parent, which hands the slot back once it has consumed the frame.
+ * With an encoder (`prepare.encoder`), the child starts ffmpeg itself at `prepare` and writes each
+ * slot into it, reusing the slot once ffmpeg's pipe holds it: the spawn and every frame's bytes
+ * stay out of the host's process, which only hears the progress.
+ * Then it waits for the next video: a pooled child skips the start-up (module loading) next time.
+ * Canvas drawing and image decoding are native code: in a child, a crash there ends the child only.
  */
-import { parentPort } from 'node:worker_threads';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createFrameDrawer, drawFrameInto } from './frame-drawer.js';
 import { RESTING_MOUTH } from '../lipsync/mouth.js';
@@ -16,14 +16,12 @@ import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
 import { rawFrameBytes } from '../media/raw-video.js';
 import type { FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
 import { serializeError } from '../workers/task-protocol.js';
-import { lowerThreadPriority } from '../workers/background-priority.js';
+import { serveChild } from '../workers/serve-child.js';
 
 type Prepare = Extract<ToFrameWorker, { type: 'prepare' }>;
 type Draw = Extract<ToFrameWorker, { type: 'draw' }>;
 
-const port = parentPort;
-if (!port) throw new Error('frame-worker runs as a worker thread only');
-lowerThreadPriority();
+const port = serveChild<ToFrameWorker, FromFrameWorker>();
 let prepare: Prepare | undefined;
 let draw: Draw | undefined;
 let free: number[] = [];
@@ -35,7 +33,7 @@ const notify = () => {
   wake = undefined;
   w?.();
 };
-port.on('message', (message: ToFrameWorker) => {
+port.onMessage((message) => {
   if (message.type === 'prepare') {
     prepare = message;
     draw = undefined;
@@ -60,7 +58,7 @@ const until = async (ready: () => boolean, signal: AbortSignal) => {
     await new Promise<void>((resolve) => (wake = resolve));
   }
 };
-const post = (message: FromFrameWorker) => port.postMessage(message);
+const post = (message: FromFrameWorker) => port.post(message);
 
 for (;;) {
   await until(() => prepare !== undefined, new AbortController().signal);
@@ -73,13 +71,14 @@ for (;;) {
     const renderer = await createFrameDrawer(video);
     const format = video.encoder?.options.pixelFormat ?? 'rgba';
     const frameBytes = rawFrameBytes(format, renderer.width, renderer.height);
+    const ring = new ArrayBuffer(frameBytes * video.slots);
     post({ type: 'ready', job: video.job });
     await until(() => draw !== undefined && draw.job === video.job, signal);
     const { mouths, total } = draw!;
     for (let index = 0; index < total; index++) {
       await until(() => free.length > 0, signal);
       const slot = free.shift()!;
-      const pixels = new Uint8Array(video.ring, slot * frameBytes, frameBytes);
+      const pixels = new Uint8Array(ring, slot * frameBytes, frameBytes);
       const mouth = mouths[index] ?? RESTING_MOUTH;
       drawFrameInto(renderer, format, index, mouth, pixels);
       if (encoder) {
@@ -89,7 +88,7 @@ for (;;) {
         });
         post({ type: 'encoded', job: video.job, index });
       } else {
-        post({ type: 'frame', job: video.job, index, slot });
+        post({ type: 'frame', job: video.job, index, slot, pixels });
       }
       // One turn of the event loop per frame: slots handed back are seen, and the finalizers of the
       // canvas's per-frame buffers (the face's pixels) run, so their memory is reused.

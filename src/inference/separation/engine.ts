@@ -1,13 +1,13 @@
 /**
  * {@link SeparationEngine} on the ONNX mask net: see separate.ts for the method. The whole separation (probe, ffmpeg
- * decodes and encodes, STFT, model, iSTFT) runs on a pooled worker thread by default, so the host's event loop only
+ * decodes and encodes, STFT, model, iSTFT) runs on a pooled child process by default, so the host's event loop only
  * sends the task and receives progress.
  */
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../domain/logger.js';
 import type { EngineContext, SeparationEngine, SeparationInput, SeparationOutput } from '../../domain/engines.js';
 import { resolveMediaBinaries, type MediaBinaries } from '../media/index.js';
-import { workerModule } from '../workers/module-entry.js';
+import { childModule } from '../workers/child-module.js';
 import { TaskPool } from '../workers/task-pool.js';
 import { DEFAULT_SEPARATION_MODEL, SeparationModel } from './model.js';
 import { separateOnThisThread, type SeparationSettings } from './separate.js';
@@ -40,7 +40,7 @@ export interface OnnxSeparationEngineOptions {
    */
   logger?: Pick<Logger, 'info'> & Partial<Pick<Logger, 'warn'>>;
   /**
-   * `'worker'` (default): the separation runs on a pooled worker thread (started on first use, ended after 30 s
+   * `'worker'` (default): the separation runs on a pooled child process (started on first use, ended after 30 s
    * idle), never blocking the event loop; `'main'`: on the calling thread. Without the worker's module next to this
    * one (the package was bundled into one file), the calling thread.
    */
@@ -136,12 +136,12 @@ export class OnnxSeparationEngine implements SeparationEngine {
 
 /** The separation workers of the process, shared by every engine; started on first use. */
 let pool: TaskPool<SeparationTask, void, SeparationEvent> | undefined;
-const SEPARATION_WORKER = workerModule(import.meta.url, 'separation-worker');
+const SEPARATION_WORKER = childModule(import.meta.url, 'separation-worker');
 
 function separationPool(): TaskPool<SeparationTask, void, SeparationEvent> | undefined {
   if (!SEPARATION_WORKER) return undefined;
   // Each worker holds a ~3 MB model and one chunk of spectra; its heap stays small whatever the input length.
-  return (pool ??= new TaskPool({ name: 'source separation', module: SEPARATION_WORKER, resourceLimits: { maxOldGenerationSizeMb: 512 } }));
+  return (pool ??= new TaskPool({ name: 'source separation', module: SEPARATION_WORKER, maxOldGenerationSizeMb: 512 }));
 }
 
 /** Separation workers started and not ended (for tests and diagnostics). */

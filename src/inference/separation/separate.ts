@@ -1,5 +1,5 @@
 /**
- * The compute of {@link OnnxSeparationEngine}, on the thread that calls it (a worker thread by default). Method (see
+ * The compute of {@link OnnxSeparationEngine}, on the thread that calls it (a child process by default). Method (see
  * training/separation/README.md):
  *
  * 1. probe the input; no audio stream → Error (the job ends in `error` with that message);
@@ -22,7 +22,7 @@ import { SeparationModel } from './model.js';
 import { FullBandSeparator } from './fullband.js';
 import { HOP, MODEL_RATE } from './stft.js';
 
-/** The settings of {@link OnnxSeparationEngine}, resolved (plain data: they travel to a worker thread). */
+/** The settings of {@link OnnxSeparationEngine}, resolved (plain data: they travel to a child process). */
 export interface SeparationSettings {
   /** Path of the ONNX model. */
   modelPath: string;

@@ -1,7 +1,7 @@
 /**
- * Worker-thread entry of {@link OnnxSeparationEngine}: runs {@link separateOnThisThread} (probe, decodes, STFT,
+ * Child-process entry of {@link OnnxSeparationEngine}: runs {@link separateOnThisThread} (probe, decodes, STFT,
  * model, iSTFT, resampling, encoding, and the spawns of their ffmpeg processes) for each task, so none of it runs on
- * the host's event loop. Progress, the loaded model's providers and cleanup warnings travel back as events.
+ * the host's process. Progress, the loaded model's providers and cleanup warnings travel back as events.
  */
 import { serveTasks } from '../workers/serve-tasks.js';
 import type { SeparationEvent, SeparationTask } from './separation-task.js';

@@ -1,9 +1,10 @@
 import { setPriority } from 'node:os';
 
 /**
- * Nice value of the engines' worker threads: CPU-heavy work yields to the host's event loop. On Linux nice values
- * are per thread and inherited by the processes a thread starts, so the ffmpeg processes these threads spawn run
- * at the same lower priority. With every core busy (say 20 jobs on 2 cores) the event-loop thread, at nice 0, then
+ * Nice value of the engines' child processes: CPU-heavy work yields to the host's event loop. On Linux nice values
+ * are per thread and inherited by the threads and processes a thread starts: a child lowers its main thread first,
+ * so its model threads and the ffmpeg processes it spawns run at the same lower priority. With every core busy (say
+ * 20 jobs on 2 cores) the event-loop thread, at nice 0, then
  * gets about nine tenths of a core whenever it has work (CFS weights 1024 against 110), where at equal priority it
  * waited behind the engines for tens of milliseconds.
  */

@@ -1,28 +1,28 @@
+import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { Worker, type ResourceLimits } from 'node:worker_threads';
-import { workerModuleOptions, type WorkerModule } from './module-entry.js';
-import { reviveError, serializeError, type FromTaskWorker, type ToTaskWorker } from './task-protocol.js';
+import { describeExit, holdChild, killChild, sendToChild, startChild } from './child.js';
+import type { ChildModule } from './child-module.js';
+import { reviveError, serializeError, type FromTaskWorker, type SerializedError, type ToTaskWorker } from './task-protocol.js';
 
 /** Options of a {@link TaskPool}. */
 export interface TaskPoolOptions {
-  /** Named in errors and thread names, e.g. `lip-sync analysis`. */
+  /** Named in errors and process titles, e.g. `lip-sync analysis`. */
   name: string;
-  /** The worker module (see `workerModule`); it calls `serveTasks`. */
-  module: WorkerModule;
-  /** Most workers at once; further tasks wait (default: the number of CPU cores). */
+  /** The child's module (see `childModule`); it calls `serveTasks`. */
+  module: ChildModule;
+  /** Most children at once; further tasks wait (default: the number of CPU cores). */
   maxWorkers?: number;
-  /** How long a worker without a task waits for the next before it ends (default {@link TASK_WORKER_IDLE_MS}). */
+  /** How long a child without a task waits for the next before it ends (default {@link TASK_WORKER_IDLE_MS}). */
   idleMs?: number;
   /**
-   * How long an aborted task may take to stop before its worker is terminated (default
-   * {@link TASK_ABORT_GRACE_MS}).
+   * How long an aborted task may take to stop before its child is killed (default {@link TASK_ABORT_GRACE_MS}).
    */
   abortGraceMs?: number;
-  /** V8 heap limits of each worker: a worker past them ends (its task fails), the host does not. */
-  resourceLimits?: ResourceLimits;
+  /** V8 old-space limit of each child: a child past it ends (its task fails), the host does not. */
+  maxOldGenerationSizeMb?: number;
 }
 
-/** Default {@link TaskPoolOptions.idleMs}: starting a worker loads its modules and models (a few hundred ms). */
+/** Default {@link TaskPoolOptions.idleMs}: starting a child loads its modules and models (a few hundred ms). */
 export const TASK_WORKER_IDLE_MS = 30_000;
 /** Default {@link TaskPoolOptions.abortGraceMs}. */
 export const TASK_ABORT_GRACE_MS = 1_000;
@@ -36,10 +36,12 @@ export interface RunTaskOptions<Event> {
 }
 
 interface PooledWorker {
-  thread: Worker;
+  child: ChildProcess;
   /** The task it runs, if any. */
   current?: Running;
   idleTimer?: NodeJS.Timeout;
+  /** What the child reported before it exited on an uncaught error. */
+  fatal?: SerializedError;
 }
 
 interface Running {
@@ -50,11 +52,17 @@ interface Running {
 }
 
 /**
- * A lazily started pool of worker threads that each run one task at a time: CPU-heavy work (feature extraction,
- * model runs, DSP loops, process spawns) runs there instead of on the host's event loop. Workers start on first use,
- * are reused, and end after {@link TaskPoolOptions.idleMs} without work; idle ones never keep the process alive.
- * Aborting a task's signal asks its worker to stop and terminates the worker if it has not stopped within
- * {@link TaskPoolOptions.abortGraceMs}; a worker that crashes (uncaught error, heap limit, exit) fails only its task.
+ * A lazily started pool of child processes that each run one task at a time: CPU-heavy and native work (feature
+ * extraction, onnxruntime sessions, image decoding, canvas drawing, DSP loops, process spawns) runs there instead
+ * of on the host's event loop, and a crash of native code (a SIGSEGV, a glibc abort) ends that child, never the
+ * host. Children start on first use, are reused, and end after {@link TaskPoolOptions.idleMs} without work; idle
+ * ones never keep the host alive. Aborting a task's signal asks its child to stop and kills the child (SIGKILL) if
+ * it has not stopped within {@link TaskPoolOptions.abortGraceMs}; a child that crashes (uncaught error, heap limit,
+ * exit, signal) fails only its task and is replaced by a fresh one for the next task.
+ *
+ * Children, not worker threads: a native addon's abort in a thread (onnxruntime-node's `Napi::Error` thrown while
+ * a thread that loaded it is terminated, heap corruption) kills the whole process, and a thread cannot be ended
+ * safely while it runs native code.
  */
 export class TaskPool<Task, Result, Event = never> {
   private readonly workers = new Set<PooledWorker>();
@@ -80,7 +88,7 @@ export class TaskPool<Task, Result, Event = never> {
         const onAbort = () => {
           this.post(worker, { type: 'abort', id, reason: serializeError(signal?.reason) });
           grace = setTimeout(() => {
-            // Not stopped in time: end the thread (its work stops at once; its children see their pipes close).
+            // Not stopped in time: kill the child (its work stops at once; its own children see their pipes close).
             worker.current?.settle({ error: abortReason(signal) });
             void this.end(worker);
           }, this.options.abortGraceMs ?? TASK_ABORT_GRACE_MS);
@@ -109,30 +117,35 @@ export class TaskPool<Task, Result, Event = never> {
     }
   }
 
-  /** Workers started and not ended (for tests and diagnostics). */
+  /** Children started and not ended (for tests and diagnostics). */
   get size(): number {
     return this.workers.size;
   }
 
-  /** Workers waiting for a task (for tests and diagnostics). */
+  /** Children waiting for a task (for tests and diagnostics). */
   get idleCount(): number {
     return this.idle.length;
   }
 
-  /** Ends every worker now; running tasks fail. */
+  /** Process ids of the children started and not ended (for tests and diagnostics). */
+  get pids(): number[] {
+    return [...this.workers].flatMap((worker) => (worker.child.pid === undefined ? [] : [worker.child.pid]));
+  }
+
+  /** Ends every child now; running tasks fail. */
   async close(): Promise<void> {
     await Promise.all([...this.workers].map((worker) => this.end(worker)));
   }
 
   private post(worker: PooledWorker, message: ToTaskWorker<Task>): void {
-    worker.thread.postMessage(message);
+    sendToChild(worker.child, message);
   }
 
   private acquire(signal: AbortSignal | undefined): Promise<PooledWorker> {
     const pooled = this.idle.pop();
     if (pooled) {
       clearTimeout(pooled.idleTimer);
-      pooled.thread.ref();
+      holdChild(pooled.child, true);
       return Promise.resolve(pooled);
     }
     if (this.workers.size < this.maxWorkers) return Promise.resolve(this.start());
@@ -154,42 +167,50 @@ export class TaskPool<Task, Result, Event = never> {
   /** Hands a worker that finished its task to the next waiting task, or parks it. */
   private release(worker: PooledWorker): void {
     if (!this.workers.has(worker)) {
-      // It ended (crash, terminated after an abort): a waiting task gets a fresh worker.
+      // It ended (crash, killed after an abort): a waiting task gets a fresh child.
       const next = this.waiting.shift();
       if (next) next(this.start());
       return;
     }
     const next = this.waiting.shift();
     if (next) return next(worker);
-    worker.thread.unref();
+    holdChild(worker.child, false);
     worker.idleTimer = setTimeout(() => void this.end(worker), this.options.idleMs ?? TASK_WORKER_IDLE_MS);
     worker.idleTimer.unref();
     this.idle.push(worker);
   }
 
   private start(): PooledWorker {
-    const thread = new Worker(this.options.module, {
-      ...workerModuleOptions(this.options.module),
-      name: this.options.name,
-      resourceLimits: this.options.resourceLimits,
-    });
-    const worker: PooledWorker = { thread };
+    const { name, module, maxOldGenerationSizeMb } = this.options;
+    const worker: PooledWorker = { child: startChild(module, { name, maxOldGenerationSizeMb }) };
     this.workers.add(worker);
-    thread.on('message', (message: FromTaskWorker<Result, Event>) => {
+    worker.child.on('message', (message: FromTaskWorker<Result, Event>) => {
+      if (message.type === 'fatal') {
+        worker.fatal = message.error;
+        return;
+      }
       const running = worker.current;
       if (!running || message.id !== running.id) return; // about a task that already ended
       if (message.type === 'event') running.onEvent?.(message.event as never);
       else if (message.type === 'done') running.settle({ result: message.result });
       else running.settle({ error: reviveError(message.error) });
     });
-    // A crash fails the task it was running; the host only loses this worker.
-    thread.on('error', (error: Error) => {
+    // A child that cannot be started (e.g. no memory for a process) fails its task; `exit` may not follow.
+    worker.child.on('error', (error: Error) => {
       this.forget(worker);
-      worker.current?.settle({ error: new Error(`the ${this.options.name} worker failed: ${error.message}`, { cause: error }) });
+      worker.current?.settle({ error: new Error(`the ${name} process failed: ${error.message}`, { cause: error }) });
     });
-    thread.on('exit', (code) => {
+    // A crash fails the task it was running; the host only loses this child.
+    worker.child.on('exit', (code, signal) => {
       this.forget(worker);
-      worker.current?.settle({ error: new Error(`the ${this.options.name} worker exited (code ${code}) before finishing its task`) });
+      // Messages sent before the exit may still be queued: give them one more turn.
+      setImmediate(() => {
+        const { fatal } = worker;
+        const error = fatal
+          ? new Error(`the ${name} process failed: ${fatal.message}`, { cause: reviveError(fatal) })
+          : new Error(`${describeExit(name, code, signal)} before finishing its task`);
+        worker.current?.settle({ error });
+      });
     });
     return worker;
   }
@@ -203,7 +224,7 @@ export class TaskPool<Task, Result, Event = never> {
 
   private async end(worker: PooledWorker): Promise<void> {
     this.forget(worker);
-    await worker.thread.terminate();
+    await killChild(worker.child);
   }
 }
 

@@ -1,9 +1,10 @@
 /**
- * Messages between a {@link TaskPool} (parent) and {@link serveTasks} (worker thread). A worker runs one task at a
+ * Messages between a {@link TaskPool} (parent) and {@link serveTasks} (child process). A child runs one task at a
  * time; every message names the task (`id`), so a late message about an earlier task is ignored.
  */
+import type { ChildFatal } from './serve-child.js';
 
-/** An error as it crosses the thread boundary (Errors lose their class and own properties when cloned). */
+/** An error as it crosses the process boundary (Errors lose their class and own properties when cloned). */
 export interface SerializedError {
   name: string;
   message: string;
@@ -18,11 +19,12 @@ export type ToTaskWorker<Task> =
   /** Stop the task: its signal is aborted with `reason`; the worker answers `failed` once it stopped. */
   | { type: 'abort'; id: number; reason: SerializedError };
 
-/** Worker → parent. */
+/** Child → parent. */
 export type FromTaskWorker<Result, Event> =
   | { type: 'event'; id: number; event: Event }
   | { type: 'done'; id: number; result: Result }
-  | { type: 'failed'; id: number; error: SerializedError };
+  | { type: 'failed'; id: number; error: SerializedError }
+  | ChildFatal;
 
 /** {@link SerializedError} of anything thrown. */
 export function serializeError(error: unknown): SerializedError {
@@ -38,6 +40,6 @@ export function reviveError(serialized: SerializedError): Error {
   const error = new Error(serialized.message) as Error & { code?: string };
   error.name = serialized.name;
   if (serialized.code !== undefined) error.code = serialized.code;
-  if (serialized.stack) error.stack = `${error.name}: ${error.message}\n    (in a worker thread)\n${serialized.stack.split('\n').slice(1).join('\n')}`;
+  if (serialized.stack) error.stack = `${error.name}: ${error.message}\n    (in a child process)\n${serialized.stack.split('\n').slice(1).join('\n')}`;
   return error;
 }

@@ -1,11 +1,13 @@
 /**
- * A worker module for the task-pool fault tests: each task names how it ends. `echo` answers its value,
- * `throw-later` throws an uncaught error from a timer (the worker crashes), `exit` ends the thread with code 7,
- * `hang` never answers and ignores aborts, `wait` runs until aborted and then rejects with the abort's reason.
+ * A child module for the task-pool fault tests: each task names how it ends. `echo` answers its value,
+ * `throw-later` throws an uncaught error from a timer (the child crashes), `exit` ends the child with code 7,
+ * `segfault` and `abort` end it as a crash in native code does (SIGSEGV; SIGABRT, as glibc's heap-corruption
+ * abort and C++'s `terminate` do), `hang` never answers and ignores aborts, `wait` runs until aborted and then
+ * rejects with the abort's reason.
  */
 import { serveTasks } from '../../../src/inference/workers/serve-tasks.js';
 
-export type FaultyTask = { mode: 'echo'; value: string } | { mode: 'throw-later' | 'exit' | 'hang' | 'wait' };
+export type FaultyTask = { mode: 'echo'; value: string } | { mode: 'throw-later' | 'exit' | 'segfault' | 'abort' | 'hang' | 'wait' };
 
 serveTasks<FaultyTask, string>(async (task, { signal }) => {
   switch (task.mode) {
@@ -18,6 +20,11 @@ serveTasks<FaultyTask, string>(async (task, { signal }) => {
       return new Promise<string>(() => undefined);
     case 'exit':
       process.exit(7);
+    case 'segfault':
+      process.kill(process.pid, 'SIGSEGV');
+      return new Promise<string>(() => undefined);
+    case 'abort':
+      process.abort();
     case 'hang':
       return new Promise<string>(() => undefined);
     case 'wait':

@@ -1,0 +1,38 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * What `child_process.fork` is given to run a module of this package in a child process: the module's file and
+ * the Node options it needs.
+ */
+export interface ChildModule {
+  /** The module's file. */
+  path: string;
+  /** Node options of the child: none for the compiled `.js`; tsx's loader for the TypeScript sources. */
+  execArgv: string[];
+}
+
+/**
+ * The child-process module named `name` (without extension) in the folder of `base` (pass `import.meta.url`): the
+ * compiled `.js` next to it; from the TypeScript sources (tests, examples run with tsx), the `.ts` file with tsx's
+ * loader (`--import tsx`, resolved from this module, not from the working directory); `undefined` when neither
+ * file is there (the package was bundled into one file), so that the caller can fall back to its own thread.
+ */
+export function childModule(base: string, name: string): ChildModule | undefined {
+  if (!base.startsWith('file:')) return undefined;
+  const js = new URL(`./${name}.js`, base);
+  if (existsSync(fileURLToPath(js))) return { path: fileURLToPath(js), execArgv: [] };
+  const ts = new URL(`./${name}.ts`, base);
+  const tsx = resolveTsxLoader();
+  if (tsx && existsSync(fileURLToPath(ts))) return { path: fileURLToPath(ts), execArgv: ['--import', tsx] };
+  return undefined;
+}
+
+/** tsx's loader (`tsx` is what `node --import tsx` loads), resolved from this module. */
+function resolveTsxLoader(): string | undefined {
+  try {
+    return import.meta.resolve('tsx');
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,78 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import type { ChildModule } from './child-module.js';
+
+/** How a child is started by {@link startChild}. */
+export interface ChildOptions {
+  /** Named in errors and the child's process title, e.g. `lip-sync analysis`. */
+  name: string;
+  /** V8 old-space limit of the child (`--max-old-space-size`); past it the child ends, the host does not. */
+  maxOldGenerationSizeMb?: number;
+}
+
+/** Environment variable that tells a child its pool's name (its process title). */
+export const CHILD_NAME_ENV = 'VIRTUAL_ANCHOR_CHILD';
+
+/**
+ * Starts `module` in a child process with an IPC channel that carries structured clones (typed arrays included).
+ * The child inherits stdout and stderr (its crash report reaches the host's log) and lowers its own priority (see
+ * `serveChild`). The caller owns the process: it must listen for `exit` and end it with {@link killChild}.
+ */
+export function startChild(module: ChildModule, options: ChildOptions): ChildProcess {
+  const execArgv = [...module.execArgv];
+  if (options.maxOldGenerationSizeMb !== undefined) execArgv.push(`--max-old-space-size=${options.maxOldGenerationSizeMb}`);
+  return fork(module.path, [], {
+    execArgv,
+    serialization: 'advanced',
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, [CHILD_NAME_ENV]: options.name },
+  });
+}
+
+/** Whether this process is one of this package's children (started by {@link startChild}). */
+export function inChildProcess(): boolean {
+  return process.env[CHILD_NAME_ENV] !== undefined && process.send !== undefined;
+}
+
+/**
+ * Sends `message` to `child`; false (and nothing thrown) when its channel is closed: a child that died is reported
+ * by its `exit` event, not by the send.
+ */
+export function sendToChild(child: ChildProcess, message: unknown): boolean {
+  if (!child.connected) return false;
+  try {
+    // The callback takes the send's error (a channel closing meanwhile) instead of an `error` event on the child.
+    return child.send(message as object, () => undefined);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether `child` has exited (or was never started). */
+export function childExited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null || child.pid === undefined;
+}
+
+/** Kills `child` at once (SIGKILL: it may be stuck in native code) and resolves once it has exited. */
+export async function killChild(child: ChildProcess): Promise<void> {
+  if (childExited(child)) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.ref(); // an idle child is unreferenced: keep the caller's process alive until the exit is seen
+  child.kill('SIGKILL');
+  await exited;
+}
+
+/** Lets the host exit while `child` idles (`false`), or keeps it alive while `child` works (`true`). */
+export function holdChild(child: ChildProcess, hold: boolean): void {
+  if (hold) {
+    child.ref();
+    child.channel?.ref();
+  } else {
+    child.unref();
+    child.channel?.unref();
+  }
+}
+
+/** How a child ended, for the error of the task it was running. */
+export function describeExit(name: string, code: number | null, signal: NodeJS.Signals | null): string {
+  return signal ? `the ${name} process was killed by ${signal}` : `the ${name} process exited (code ${code})`;
+}
