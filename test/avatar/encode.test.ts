@@ -12,7 +12,8 @@ import type { EngineContext } from '../../src/domain/engines.js';
 import { CanvasLipSyncEngine } from '../../src/inference/lipsync/engine.js';
 import { resolveMediaBinaries, type MediaBinaries } from '../../src/inference/media/binaries.js';
 import { openVideoEncoder, videoEncoderArgs } from '../../src/inference/media/encode-video.js';
-import { builtIns, ffmpegChildren, ffprobeStreams, FixedSequenceAnalyzer, writeSine } from './helpers.js';
+import { builtIns, ffprobeStreams, FixedSequenceAnalyzer, writeSine } from './helpers.js';
+import { ffmpegDescendants } from '../helpers/processes.js';
 
 let dir: string;
 let audio: string;
@@ -76,7 +77,7 @@ test('abort mid-render kills ffmpeg, rejects, and leaves no output', async () =>
   let sawFfmpeg = false;
   const run = engine.render({ audioPath: audio, durationSec: 2, avatar: ava, outputPath: out }, context(controller.signal, (p) => {
     if (p.done === 10) {
-      void ffmpegChildren().then((pids) => {
+      void ffmpegDescendants().then((pids) => {
         sawFfmpeg = pids.length > 0;
         controller.abort();
       });
@@ -85,7 +86,7 @@ test('abort mid-render kills ffmpeg, rejects, and leaves no output', async () =>
   await assert.rejects(run, { name: 'AbortError' });
   assert.ok(sawFfmpeg, 'ffmpeg was running before the abort');
   await sleep(50);
-  assert.deepEqual(await ffmpegChildren(), []);
+  assert.deepEqual(await ffmpegDescendants(), []);
   assert.equal(existsSync(out), false);
 });
 

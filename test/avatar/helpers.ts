@@ -57,15 +57,6 @@ export async function writeSine(ffmpegPath: string, path: string, seconds: numbe
   await run(ffmpegPath, ['-nostdin', '-loglevel', 'error', '-f', 'lavfi', '-i', `sine=frequency=330:duration=${seconds}`, '-ar', '44100', '-y', path]);
 }
 
-/** Process ids of running ffmpeg children of this process. */
-export async function ffmpegChildren(): Promise<string[]> {
-  const { stdout } = await run('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)]).catch(() => ({ stdout: '' }));
-  return stdout
-    .split('\n')
-    .filter((line) => /\bffmpeg\b/.test(line))
-    .map((line) => line.trim().split(/\s+/)[0]!);
-}
-
 /** Test double: a fixed cycle of visemes, `ceil(duration × fps)` entries like the real analyzer. */
 export class FixedSequenceAnalyzer implements MouthTrackAnalyzer {
   calls = 0;

@@ -17,23 +17,9 @@ import { assertError, waitFor, waitForJob } from '../helpers/checks.js';
 import { createSeparation, createVideo, firstAvatarId } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
 import { BINARIES, type FixtureName } from '../helpers/media.js';
+import { ffmpegDescendants } from '../helpers/processes.js';
 
 const h = useHarness();
-
-/** Pids of this process's child processes that run ffmpeg (read from /proc). */
-async function ffmpegChildren(): Promise<number[]> {
-  const found: number[] = [];
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    // pid (comm) state ppid …: comm may hold spaces, so split after its closing parenthesis.
-    const close = stat.lastIndexOf(')');
-    const comm = stat.slice(stat.indexOf('(') + 1, close);
-    const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-    if (ppid === process.pid && comm.startsWith('ffmpeg')) found.push(Number(entry));
-  }
-  return found;
-}
 
 for (const adapter of ADAPTERS) {
   describe(`cancel over ${adapter}`, { timeout: SUITE_TIMEOUT_MS }, () => {
@@ -139,14 +125,14 @@ for (const adapter of ADAPTERS) {
       const avatarId = await firstAvatarId(app, KEYS.d);
       const uid = await createVideo(app, KEYS.d, { audioUrl: h.files.url('cancel-25s.wav' as FixtureName), avatarId });
       await waitForJob(app, `/v2/2davatar/${uid}`, KEYS.d, ['ongoing'], 30_000);
-      await waitFor('the engine to start ffmpeg', async () => ((await ffmpegChildren()).length > 0 ? true : undefined), 30_000, 50);
+      await waitFor('the engine to start ffmpeg', async () => ((await ffmpegDescendants()).length > 0 ? true : undefined), 30_000, 50);
       const started = Date.now();
       const res = await app.http.post(`/v2/2davatar/${uid}/cancel`).set('key', KEYS.d);
       assert.equal(res.status, 200, res.text);
       assert.equal(res.body.errorReason.code, 'canceled');
       const job = await waitForJob(app, `/v2/2davatar/${uid}`, KEYS.d, ['error'], 2_000);
       assert.equal((job.errorReason as { code: string }).code, 'canceled');
-      await waitFor('the ffmpeg children to exit', async () => ((await ffmpegChildren()).length === 0 ? true : undefined), 2_000, 50);
+      await waitFor('the ffmpeg children to exit', async () => ((await ffmpegDescendants()).length === 0 ? true : undefined), 2_000, 50);
       assert.ok(Date.now() - started < 2_500, `stopped after ${Date.now() - started} ms`);
     });
   });

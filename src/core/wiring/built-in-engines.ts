@@ -6,7 +6,7 @@ import type { Logger } from '../../domain/logger.js';
  * Factories of the built-in engines (lip-sync, source separation, avatar assets, and for photo avatars the face
  * detector and the photo asset renderer). Each loads its modules (onnxruntime-node, @napi-rs/canvas, TensorFlow.js
  * and the face models' worker) with a dynamic import when called, so a process that never uses one never loads it.
- * The face detector (MediaPipe BlazeFace + Face Mesh on a worker thread) is needed by every role that serves the API.
+ * The face detector (MediaPipe BlazeFace + Face Mesh in a child process) is needed by every role that serves the API.
  */
 export function builtInEngines(binaries: MediaBinaries, logger: Logger, maxSeparationSec: number): {
   lipSync: () => Promise<LipSyncEngine | undefined>;

@@ -4,6 +4,8 @@ import { encodeVideo, resolveEncoderBinaries, writePng, type EncoderBinaries, ty
 import { RESTING_MOUTH } from '../lipsync/mouth.js';
 import { FrameRenderer } from '../render/frame-renderer.js';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import { renderInChild, type AssetThread } from './asset-pool.js';
+import type { AssetMethod } from './asset-task.js';
 
 /** Options of {@link CanvasAvatarAssetRenderer}. */
 export interface CanvasAvatarAssetRendererOptions {
@@ -17,11 +19,17 @@ export interface CanvasAvatarAssetRendererOptions {
   encoder?: VideoEncoderSettings;
   /** ffmpeg location: resolved binaries, or options for `resolveMediaBinaries` (default: found automatically). */
   binaries?: EncoderBinaries;
+  /**
+   * `'worker'` (default): each asset is drawn and encoded in a pooled child process, so canvas code (native) never
+   * runs in the host's process; `'main'`: on the calling thread.
+   */
+  thread?: AssetThread;
 }
 
 /**
  * Renders an avatar's catalogue assets with the canvas renderer: a seamless idle-loop mp4 (blinks,
- * breath, head motion, closed mouth, opaque backdrop) and transparent PNG preview (full size) and thumbnail.
+ * breath, head motion, closed mouth, opaque backdrop) and transparent PNG preview (full size) and thumbnail,
+ * in a child process by default (see {@link CanvasAvatarAssetRendererOptions.thread}).
  */
 export class CanvasAvatarAssetRenderer implements AvatarAssetRenderer {
   private binaries?: Promise<MediaBinaries>;
@@ -29,6 +37,7 @@ export class CanvasAvatarAssetRenderer implements AvatarAssetRenderer {
   constructor(private readonly options: CanvasAvatarAssetRendererOptions = {}) {}
 
   async renderIdleVideo(avatar: AvatarDefinition, outputPath: string, signal?: AbortSignal): Promise<void> {
+    if (await this.inChild('renderIdleVideo', avatar, outputPath, signal)) return;
     const count = Math.max(1, Math.round((this.options.idleSeconds ?? 4) * avatar.fps));
     const renderer = new FrameRenderer(avatar, { loopFrames: count });
     function* frames(): Generator<Buffer> {
@@ -42,11 +51,19 @@ export class CanvasAvatarAssetRenderer implements AvatarAssetRenderer {
   }
 
   async renderPreview(avatar: AvatarDefinition, outputPath: string): Promise<void> {
+    if (await this.inChild('renderPreview', avatar, outputPath)) return;
     await writePng(this.still(avatar), outputPath);
   }
 
   async renderThumbnail(avatar: AvatarDefinition, outputPath: string): Promise<void> {
+    if (await this.inChild('renderThumbnail', avatar, outputPath)) return;
     await writePng(this.still(avatar), outputPath, this.options.thumbnailSize ?? 128);
+  }
+
+  /** Renders the asset in a child process; false where it is to be rendered here. */
+  private async inChild(method: AssetMethod, avatar: AvatarDefinition, outputPath: string, signal?: AbortSignal): Promise<boolean> {
+    const { thread, ...options } = this.options;
+    return renderInChild({ renderer: 'drawn', options, method, avatar, outputPath }, thread, signal);
   }
 
   private still(avatar: AvatarDefinition): FrameRenderer['canvas'] {

@@ -6,6 +6,8 @@ import type { PhotoAvatarAssetRenderer } from '../../domain/engines.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import { resolveEncoderBinaries, writePng, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
 import { FrameSource } from '../render/frame-source.js';
+import { renderInChild, type AssetThread } from '../avatar/asset-pool.js';
+import type { AssetMethod } from '../avatar/asset-task.js';
 
 /** Options of {@link CanvasPhotoAvatarAssetRenderer}. */
 export interface PhotoAvatarAssetRendererOptions {
@@ -19,6 +21,11 @@ export interface PhotoAvatarAssetRendererOptions {
   encoder?: VideoEncoderSettings;
   /** ffmpeg location: resolved binaries, or options for `resolveMediaBinaries` (default: found automatically). */
   binaries?: EncoderBinaries;
+  /**
+   * `'worker'` (default): each asset is drawn (the photo decoded) and encoded in a pooled child process, so canvas
+   * code (native) never runs in the host's process; `'main'`: on the calling thread.
+   */
+  thread?: AssetThread;
 }
 
 /**
@@ -32,8 +39,9 @@ export function photoDefinition(face: PhotoFace, fps: number, size: { width: num
 
 /**
  * Renders a photo avatar's catalogue assets with {@link PhotoFrameRenderer}: a seamless idle clip (blinks,
- * small head motion, the photo's own mouth) and a PNG preview (its first frame) and thumbnail. The frames
- * are drawn on a frame child process (the photo decoded there too), so the caller's event loop only waits.
+ * small head motion, the photo's own mouth) and a PNG preview (its first frame) and thumbnail. Each asset is
+ * drawn (the photo decoded too) and encoded in an asset child process by default (see
+ * {@link PhotoAvatarAssetRendererOptions.thread}), so the caller's event loop only waits.
  */
 export class CanvasPhotoAvatarAssetRenderer implements PhotoAvatarAssetRenderer {
   private binaries?: Promise<MediaBinaries>;
@@ -41,6 +49,7 @@ export class CanvasPhotoAvatarAssetRenderer implements PhotoAvatarAssetRenderer 
   constructor(private readonly options: PhotoAvatarAssetRendererOptions = {}) {}
 
   async renderIdleVideo(face: PhotoFace, fps: number, outputPath: string, signal?: AbortSignal): Promise<void> {
+    if (await this.inChild('renderIdleVideo', face, fps, outputPath, signal)) return;
     const count = Math.max(1, Math.round((this.options.idleSeconds ?? 4) * fps));
     const definition = photoDefinition(face, fps, this.size);
     const binaries = await (this.binaries ??= resolveEncoderBinaries(this.options.binaries));
@@ -48,6 +57,7 @@ export class CanvasPhotoAvatarAssetRenderer implements PhotoAvatarAssetRenderer 
       definition,
       photo: face,
       loopFrames: count,
+      thread: 'main',
       encoder: { options: { ...this.options.encoder, width: definition.width, height: definition.height, fps, outputPath }, binaries },
     });
     try {
@@ -59,21 +69,29 @@ export class CanvasPhotoAvatarAssetRenderer implements PhotoAvatarAssetRenderer 
   }
 
   async renderPreview(face: PhotoFace, outputPath: string): Promise<void> {
+    if (await this.inChild('renderPreview', face, 25, outputPath)) return;
     await writePng(await this.firstFrame(face), outputPath);
   }
 
   async renderThumbnail(face: PhotoFace, outputPath: string): Promise<void> {
+    if (await this.inChild('renderThumbnail', face, 25, outputPath)) return;
     await writePng(await this.firstFrame(face), outputPath, this.options.thumbnailSize ?? 128);
+  }
+
+  /** Renders the asset in a child process; false where it is to be rendered here. */
+  private async inChild(method: AssetMethod, face: PhotoFace, fps: number, outputPath: string, signal?: AbortSignal): Promise<boolean> {
+    const { thread, ...options } = this.options;
+    return renderInChild({ renderer: 'photo', options, method, face, fps, outputPath }, thread, signal);
   }
 
   private get size(): { width: number; height: number } {
     return this.options.size ?? { width: 512, height: 512 };
   }
 
-  /** The idle clip's first frame (eyes open, the photo's own mouth), drawn on a frame worker. */
+  /** The idle clip's first frame (eyes open, the photo's own mouth), drawn on this thread (an asset child's). */
   private async firstFrame(face: PhotoFace): Promise<Canvas> {
     const definition = photoDefinition(face, 25, this.size);
-    const source = FrameSource.open({ definition, photo: face });
+    const source = FrameSource.open({ definition, photo: face, thread: 'main' });
     try {
       await source.ready();
       const canvas = createCanvas(definition.width, definition.height);
