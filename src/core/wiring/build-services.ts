@@ -32,7 +32,7 @@ import { builtInEngines } from './built-in-engines.js';
 import type { MetricsRecorder } from '../metrics/metrics-recorder.js';
 import { ObservedJobStore } from '../metrics/observed-job-store.js';
 import { LinkBuilder } from '../links.js';
-import { WebhookDispatcher } from '../webhooks/dispatcher.js';
+import { DELIVERY_LIMITS, WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { webhookUrlCheck } from '../webhooks/webhook-url.js';
 import { Idempotency } from '../idempotency/idempotency.js';
 
@@ -176,7 +176,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
             pollMs: options.webhooks.pollMs,
             retryDelaysMs: options.webhooks.retryDelaysMs,
             timeoutMs: options.webhooks.timeoutMs,
-            concurrency: 16,
+            ...DELIVERY_LIMITS,
             allowPrivateAddresses: options.allowPrivateUrls,
           },
         )
