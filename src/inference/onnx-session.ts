@@ -19,7 +19,7 @@ export function loadOnnxSession(model: string | URL, options: OnnxSessionOptions
   const key = `${path}|${threads}|${providers.join(',')}`;
   let loaded = sessions.get(key);
   if (!loaded) {
-    loaded = ort.InferenceSession.create(path, {
+    loaded = ort().InferenceSession.create(path, {
       intraOpNumThreads: threads,
       interOpNumThreads: 1,
       executionProviders: providers,
@@ -44,7 +44,7 @@ export async function runFrames(
 ): Promise<Float32Array> {
   if (data.length !== frames * width) throw new Error(`${names.input}: expected ${frames}x${width} values, got ${data.length}`);
   if (frames === 0) return new Float32Array(0);
-  const input = new ort.Tensor('float32', data, [1, frames, width]);
+  const input = new (ort().Tensor)('float32', data, [1, frames, width]);
   const result = await session.run({ [names.input]: input });
   return new Float32Array(result[names.output]!.data as Float32Array);
 }

@@ -13,5 +13,13 @@ export type { InferenceSession, Tensor } from 'onnxruntime-common';
 
 const require = createRequire(import.meta.url);
 
-/** onnxruntime-node's API (sessions, tensors), typed by onnxruntime-common. */
-export const ort = require('onnxruntime-node') as typeof OrtApi;
+let api: typeof OrtApi | undefined;
+
+/**
+ * onnxruntime-node's API (sessions, tensors), typed by onnxruntime-common. The native addon is loaded on the first
+ * call, not when a module that may use it is imported: the host's process imports the engines' modules but runs
+ * their models in child processes, and so never loads it.
+ */
+export function ort(): typeof OrtApi {
+  return (api ??= require('onnxruntime-node') as typeof OrtApi);
+}

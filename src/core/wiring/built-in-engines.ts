@@ -36,7 +36,7 @@ export function builtInEngines(binaries: MediaBinaries, logger: Logger, maxSepar
       return createFaceDetector();
     },
     async photoRenderer() {
-      const { createPhotoAvatarAssetRenderer } = await import('../../inference/photo/index.js');
+      const { createPhotoAvatarAssetRenderer } = await import('../../inference/photo/photo-asset-renderer.js');
       return createPhotoAvatarAssetRenderer({ binaries });
     },
   };

@@ -1,8 +1,6 @@
 import type { AvatarAssetRenderer } from '../../domain/engines.js';
 import type { MediaBinaries } from '../media/binaries.js';
-import { encodeVideo, resolveEncoderBinaries, writePng, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
-import { RESTING_MOUTH } from '../lipsync/mouth.js';
-import { FrameRenderer } from '../render/frame-renderer.js';
+import { resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import { renderInChild, type AssetThread } from './asset-pool.js';
 import type { AssetMethod } from './asset-task.js';
@@ -38,37 +36,26 @@ export class CanvasAvatarAssetRenderer implements AvatarAssetRenderer {
 
   async renderIdleVideo(avatar: AvatarDefinition, outputPath: string, signal?: AbortSignal): Promise<void> {
     if (await this.inChild('renderIdleVideo', avatar, outputPath, signal)) return;
-    const count = Math.max(1, Math.round((this.options.idleSeconds ?? 4) * avatar.fps));
-    const renderer = new FrameRenderer(avatar, { loopFrames: count });
-    function* frames(): Generator<Buffer> {
-      for (let i = 0; i < count; i++) yield renderer.render(i, RESTING_MOUTH);
-    }
-    await encodeVideo(
-      frames(),
-      { ...this.options.encoder, width: avatar.width, height: avatar.height, fps: avatar.fps, outputPath, signal },
-      await (this.binaries ??= resolveEncoderBinaries(this.options.binaries)),
-    );
+    const binaries = await (this.binaries ??= resolveEncoderBinaries(this.options.binaries));
+    const { drawIdleVideo } = await import('./drawn-assets.js');
+    await drawIdleVideo(avatar, outputPath, this.options, binaries, signal);
   }
 
   async renderPreview(avatar: AvatarDefinition, outputPath: string): Promise<void> {
     if (await this.inChild('renderPreview', avatar, outputPath)) return;
-    await writePng(this.still(avatar), outputPath);
+    const { drawStill } = await import('./drawn-assets.js');
+    await drawStill(avatar, outputPath, this.options.stillFrame);
   }
 
   async renderThumbnail(avatar: AvatarDefinition, outputPath: string): Promise<void> {
     if (await this.inChild('renderThumbnail', avatar, outputPath)) return;
-    await writePng(this.still(avatar), outputPath, this.options.thumbnailSize ?? 128);
+    const { drawStill } = await import('./drawn-assets.js');
+    await drawStill(avatar, outputPath, this.options.stillFrame, this.options.thumbnailSize ?? 128);
   }
 
   /** Renders the asset in a child process; false where it is to be rendered here. */
   private async inChild(method: AssetMethod, avatar: AvatarDefinition, outputPath: string, signal?: AbortSignal): Promise<boolean> {
     const { thread, ...options } = this.options;
     return renderInChild({ renderer: 'drawn', options, method, avatar, outputPath }, thread, signal);
-  }
-
-  private still(avatar: AvatarDefinition): FrameRenderer['canvas'] {
-    const renderer = new FrameRenderer(avatar, { transparent: true });
-    renderer.draw(this.options.stillFrame ?? 0, RESTING_MOUTH);
-    return renderer.canvas;
   }
 }

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
-import { createCanvas, type Canvas } from '@napi-rs/canvas';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import type { PhotoFace } from '../../domain/avatar/photo.js';
 import type { PhotoAvatarAssetRenderer } from '../../domain/engines.js';
 import type { MediaBinaries } from '../media/binaries.js';
-import { resolveEncoderBinaries, writePng, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
+import { resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
 import { FrameSource } from '../render/frame-source.js';
 import { renderInChild, type AssetThread } from '../avatar/asset-pool.js';
 import type { AssetMethod } from '../avatar/asset-task.js';
@@ -70,12 +69,14 @@ export class CanvasPhotoAvatarAssetRenderer implements PhotoAvatarAssetRenderer 
 
   async renderPreview(face: PhotoFace, outputPath: string): Promise<void> {
     if (await this.inChild('renderPreview', face, 25, outputPath)) return;
-    await writePng(await this.firstFrame(face), outputPath);
+    const { drawPhotoStill } = await import('./photo-still.js');
+    await drawPhotoStill(face, this.size, outputPath);
   }
 
   async renderThumbnail(face: PhotoFace, outputPath: string): Promise<void> {
     if (await this.inChild('renderThumbnail', face, 25, outputPath)) return;
-    await writePng(await this.firstFrame(face), outputPath, this.options.thumbnailSize ?? 128);
+    const { drawPhotoStill } = await import('./photo-still.js');
+    await drawPhotoStill(face, this.size, outputPath, this.options.thumbnailSize ?? 128);
   }
 
   /** Renders the asset in a child process; false where it is to be rendered here. */
@@ -87,23 +88,9 @@ export class CanvasPhotoAvatarAssetRenderer implements PhotoAvatarAssetRenderer 
   private get size(): { width: number; height: number } {
     return this.options.size ?? { width: 512, height: 512 };
   }
+}
 
-  /** The idle clip's first frame (eyes open, the photo's own mouth), drawn on this thread (an asset child's). */
-  private async firstFrame(face: PhotoFace): Promise<Canvas> {
-    const definition = photoDefinition(face, 25, this.size);
-    const source = FrameSource.open({ definition, photo: face, thread: 'main' });
-    try {
-      await source.ready();
-      const canvas = createCanvas(definition.width, definition.height);
-      for await (const frame of source.frames([], 1)) {
-        const image = canvas.getContext('2d').createImageData(definition.width, definition.height);
-        image.data.set(frame.pixels);
-        canvas.getContext('2d').putImageData(image, 0, 0);
-        frame.release();
-      }
-      return canvas;
-    } finally {
-      await source.close();
-    }
-  }
+/** The built-in {@link PhotoAvatarAssetRenderer}: idle clip, preview and thumbnail of a photo avatar. */
+export function createPhotoAvatarAssetRenderer(options: PhotoAvatarAssetRendererOptions = {}): PhotoAvatarAssetRenderer {
+  return new CanvasPhotoAvatarAssetRenderer(options);
 }

@@ -2,7 +2,7 @@ import type { ChildProcess } from 'node:child_process';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
 import type { PhotoFace } from '../../domain/avatar/photo.js';
-import { createFrameDrawer, drawFrameInto, type FrameDrawer } from './frame-drawer.js';
+import type { FrameDrawer } from './frame-drawer.js';
 import type { FrameEncoderSetup, FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
 import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
 import { rawFrameBytes, type RawVideoFormat } from '../media/raw-video.js';
@@ -96,7 +96,9 @@ export abstract class FrameSource {
   abstract close(): Promise<void>;
 }
 
+/** Draws on the calling thread; the drawing modules (canvas: native code) load only when one is opened. */
 class InlineFrameSource extends FrameSource {
+  private readonly drawing = import('./frame-drawer.js');
   private readonly renderer: Promise<FrameDrawer>;
   private readonly encoder?: VideoEncoder;
   private readonly format: RawVideoFormat;
@@ -106,7 +108,7 @@ class InlineFrameSource extends FrameSource {
 
   constructor(options: FrameSourceOptions) {
     super();
-    this.renderer = createFrameDrawer(options);
+    this.renderer = this.drawing.then(({ createFrameDrawer }) => createFrameDrawer(options));
     // Marked handled here only: ready() and frames() await it, so the caller gets the error from them.
     this.renderer.catch(() => undefined);
     this.format = options.encoder?.options.pixelFormat ?? 'rgba';
@@ -141,6 +143,7 @@ class InlineFrameSource extends FrameSource {
 
   async *frames(mouths: readonly MouthShape[], total: number, signal?: AbortSignal): AsyncGenerator<DrawnFrame> {
     const renderer = await this.renderer;
+    const { drawFrameInto } = await this.drawing;
     // Frame buffers are reused once released; only as many exist as frames wait for the encoder.
     const free: Uint8Array[] = [];
     for (let index = 0; index < total; index++) {
