@@ -69,6 +69,8 @@ export class TaskPool<Task, Result, Event = never> {
   private readonly idle: PooledWorker[] = [];
   private readonly waiting: ((worker: PooledWorker) => void)[] = [];
   private readonly maxWorkers: number;
+  /** Children being killed: {@link close} waits for them too. */
+  private readonly ending = new Set<Promise<void>>();
   private lastId = 0;
 
   constructor(private readonly options: TaskPoolOptions) {
@@ -132,9 +134,9 @@ export class TaskPool<Task, Result, Event = never> {
     return [...this.workers].flatMap((worker) => (worker.child.pid === undefined ? [] : [worker.child.pid]));
   }
 
-  /** Ends every child now; running tasks fail. */
+  /** Ends every child now (running tasks fail) and resolves once every child this pool started has exited. */
   async close(): Promise<void> {
-    await Promise.all([...this.workers].map((worker) => this.end(worker)));
+    await Promise.all([...[...this.workers].map((worker) => this.end(worker)), ...this.ending]);
   }
 
   private post(worker: PooledWorker, message: ToTaskWorker<Task>): void {
@@ -224,7 +226,13 @@ export class TaskPool<Task, Result, Event = never> {
 
   private async end(worker: PooledWorker): Promise<void> {
     this.forget(worker);
-    await killChild(worker.child);
+    const ended = killChild(worker.child);
+    this.ending.add(ended);
+    try {
+      await ended;
+    } finally {
+      this.ending.delete(ended);
+    }
   }
 }
 
