@@ -14,7 +14,7 @@ import { ApiError } from '../errors.js';
 import { resultBlobIds } from '../jobs/job-runner.js';
 import type { JobService } from '../jobs/job-service.js';
 import { chooseFace } from './face-choice.js';
-import { sniffPhotoType } from './image-type.js';
+import { checkImageFile, ImageCheckError } from '../../inference/image/image-header.js';
 
 /** The 503 `unavailable` of a service without a face detector (`headers`: extra response headers). */
 export function photoAvatarsOff(headers?: Record<string, string>): ApiError {
@@ -84,8 +84,11 @@ export class PhotoAvatarService {
       workDir = await this.workDirs.create('photo');
       const path = await blobToLocalFile(this.blobs, photo.blob.id, workDir, 'photo');
       if (!path) throw new Error(`the received photo ${photo.blob.id} is missing from the blob store`);
-      const contentType = await sniffPhotoType(path);
-      if (!contentType) throw notAnImage(photo.field, 'the file is not a JPEG, PNG or WebP image');
+      // Refused here, from its header as the decoder reads it, before the detector decodes it (see image-header.ts).
+      const header = await checkImageFile(path).catch((error: unknown) => {
+        throw error instanceof ImageCheckError ? notAnImage(photo.field, error.message) : error;
+      });
+      const contentType = `image/${header.format}`;
       const detection = await this.detector.detect(path).catch((error: unknown) => {
         throw error instanceof NotAnImageError ? notAnImage(photo.field, error.message) : error;
       });

@@ -80,6 +80,6 @@ export function checkDecodedDuration(decodedSec: number, rules: Pick<MediaRules,
 function checkImage(probe: MediaProbe): void {
   const video = probe.video;
   if (probe.streamCounts.video !== 1 || probe.streamCounts.audio !== 0 || !video || !IMAGE_CODECS.has(video.codec)) {
-    throw new InputError('not_image', 'the file is not a single still image (png, jpeg, webp, bmp or gif)');
+    throw new InputError('not_image', 'the file is not a single still image (png, jpeg or webp)');
   }
 }

@@ -16,6 +16,7 @@ import {
   type MediaBinaries,
   type MediaProbe,
 } from '../../inference/media/index.js';
+import { checkImageFile, ImageCheckError, MAX_IMAGE_PIXELS } from '../../inference/image/image-header.js';
 import { InputError } from './errors.js';
 import { checkDecodedDuration, checkMedia, decodeCapSec, type MediaRules } from './media-rules.js';
 import { safeFetch } from './safe-fetch.js';
@@ -83,8 +84,9 @@ export interface ResolvedMedia {
  *
  * The file is then probed (content, not name) and checked against {@link MediaRules}; audio is decoded once, in an
  * ffmpeg child process that stops at the duration limit, to learn its real duration: a header can claim anything.
- * That makes two child processes per audio input (ffprobe, ffmpeg) and one per image. When a check fails, a
- * downloaded blob is deleted again; an upload is never deleted.
+ * That makes two child processes per audio input (ffprobe, ffmpeg) and one per image. An image's header is then
+ * read by the decoder's rules, so no image too large to decode is accepted ({@link checkImageInput}). When a check
+ * fails, a downloaded blob is deleted again; an upload is never deleted.
  */
 export class InputResolver {
   private defaultScratch?: OwnedDirs;
@@ -138,6 +140,7 @@ export class InputResolver {
     if (path === undefined) throw new InputError('not_found', 'the file disappeared before it could be checked');
     const probe = await this.probe(path, opts);
     checkMedia(probe, opts);
+    if (opts.kind === 'image') await checkImageInput(path);
     const durationSec = opts.kind === 'audio' ? await this.decodedDuration(path, opts) : 0;
     return { probe, durationSec };
   }
@@ -236,5 +239,20 @@ export class InputResolver {
 
   private now(): Date {
     return this.options.now?.() ?? new Date();
+  }
+}
+
+/**
+ * An image input (a background, a portrait's `imageUrl`) is decoded later by the canvas: it must be a JPEG, PNG or
+ * WebP of at most {@link MAX_IMAGE_PIXELS}, as its header reads by the decoder's own rules (ffprobe's view is not
+ * the decoder's, and a small file can declare a huge image).
+ * @throws {InputError} `not_image`.
+ */
+async function checkImageInput(path: string): Promise<void> {
+  try {
+    await checkImageFile(path, MAX_IMAGE_PIXELS);
+  } catch (error) {
+    if (error instanceof ImageCheckError) throw new InputError('not_image', error.message, { cause: error });
+    throw error;
   }
 }

@@ -33,7 +33,7 @@ export const createAvatarVideoBodySchema = z
   .object({
     audioUrl: httpUrlField('audioUrl').meta({ description: 'Speech recording; reachable by the service, or a URL from POST /v1/uploads' }),
     avatarId: z.string(fieldError('avatarId', 'avatarId must be a string')).min(1, 'avatarId must not be empty').meta({ description: 'Avatar uid from GET /v2/avatar' }),
-    backgroundUrl: httpUrlField('backgroundUrl').optional().meta({ description: 'Background image (png, jpeg, webp) scaled to cover the frame' }),
+    backgroundUrl: httpUrlField('backgroundUrl').optional().meta({ description: 'Background image (png, jpeg, webp; at most 50 megapixels, read from its header: else 400 `not_image`) scaled to cover the frame' }),
     dimension: dimensionSchema.optional(),
     dangerousFlag: z.boolean(fieldError('dangerousFlag', 'dangerousFlag must be true or false')).optional().meta({ description: 'Test aid: the job ends in `error` 10 s after creation' }),
     webhookUrl: httpUrlField('webhookUrl').optional().meta({ description: 'Where to POST a signed event (Standard Webhooks) when the job reaches `completed` or `error`' }),

@@ -5,9 +5,10 @@
  * the face, so detail past that is unused).
  */
 import { readFile } from 'node:fs/promises';
-import { createCanvas, loadImage, type Image } from '@napi-rs/canvas';
-import { imageSize } from 'image-size';
+import { createCanvas, type Image } from '@napi-rs/canvas';
 import { NotAnImageError } from '../../domain/avatar/photo.js';
+import { ImageCheckError, MAX_IMAGE_PIXELS } from '../image/image-header.js';
+import { loadCheckedImage } from '../image/load-image.js';
 
 /** A decoded photo, upright, possibly scaled down. */
 export interface DecodedPhoto {
@@ -24,9 +25,9 @@ export interface DecodedPhoto {
 /**
  * The most pixels a photo may have (50 megapixels, e.g. 8660 × 5773): it is decoded whole before it is scaled
  * down, four bytes a pixel, so a small file that declares a huge image (a "decompression bomb") is refused from
- * its header before any decoding.
+ * its header, read by the decoder's own rules (see image-header.ts), before any decoding.
  */
-export const MAX_PHOTO_PIXELS = 50_000_000;
+export const MAX_PHOTO_PIXELS = MAX_IMAGE_PIXELS;
 
 /** The kinds of image a photo avatar accepts, by their first bytes. */
 export function photoFormat(bytes: Uint8Array): 'jpeg' | 'png' | 'webp' | undefined {
@@ -44,15 +45,11 @@ export function photoFormat(bytes: Uint8Array): 'jpeg' | 'png' | 'webp' | undefi
 export async function decodePhoto(path: string, maxSide: number): Promise<DecodedPhoto> {
   const bytes = await readFile(path);
   if (!photoFormat(bytes)) throw new NotAnImageError();
-  const declared = declaredSize(bytes);
-  if (declared.width * declared.height > MAX_PHOTO_PIXELS) {
-    throw new NotAnImageError(`the image is too large to decode: ${declared.width}×${declared.height} pixels, at most ${MAX_PHOTO_PIXELS / 1e6} megapixels`);
-  }
   let image: Image;
   try {
-    image = await loadImage(bytes);
+    image = await loadCheckedImage(bytes, MAX_PHOTO_PIXELS);
   } catch (error) {
-    throw new NotAnImageError(`the file is not a JPEG, PNG or WebP image that can be decoded (${(error as Error).message})`);
+    throw error instanceof ImageCheckError ? new NotAnImageError(error.message) : error;
   }
   const { width, height } = image;
   if (!(width > 0 && height > 0)) throw new NotAnImageError('the image has no pixels');
@@ -65,14 +62,4 @@ export async function decodePhoto(path: string, maxSide: number): Promise<Decode
   context.drawImage(image, 0, 0, width, height, 0, 0, width * scale, height * scale);
   const { data } = context.getImageData(0, 0, scaledWidth, scaledHeight);
   return { width, height, scale, scaledWidth, scaledHeight, pixels: data };
-}
-
-/** The size the image's header declares. */
-function declaredSize(bytes: Uint8Array): { width: number; height: number } {
-  try {
-    const { width, height } = imageSize(bytes);
-    return { width, height };
-  } catch (error) {
-    throw new NotAnImageError(`the image's header cannot be read (${(error as Error).message})`);
-  }
 }

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createCanvas, loadImage, type Image } from '@napi-rs/canvas';
+import { createCanvas, type Image } from '@napi-rs/canvas';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import type { FacePoint } from '../../domain/avatar/face-landmarks.js';
 import type { PhotoFace } from '../../domain/avatar/photo.js';
@@ -13,6 +13,7 @@ import { moveFace, type FaceMotion } from './face-motion.js';
 import { samplePalette, type FacePalette } from './face-palette.js';
 import { warpMesh } from './mesh-warp.js';
 import { paintMouthInterior } from './mouth-interior.js';
+import { loadCheckedImage } from '../image/load-image.js';
 
 /** Options of {@link PhotoFrameRenderer}. */
 export interface PhotoFrameRendererOptions {
@@ -98,9 +99,8 @@ export class PhotoFrameRenderer {
 
   /** A renderer for `face` at `definition`'s frame size. */
   static async create(definition: AvatarDefinition, face: PhotoFace, options: PhotoFrameRendererOptions = {}): Promise<PhotoFrameRenderer> {
-    // Read the bytes ourselves: loadImage would treat a string that looks like a URL as one to fetch.
     const bytes = await readFile(face.imagePath);
-    const image = await loadImage(bytes).catch((error: unknown) => {
+    const image = await loadCheckedImage(bytes).catch((error: unknown) => {
       throw new Error(`the avatar's photo could not be decoded: ${error instanceof Error ? error.message : String(error)}`);
     });
     const { landmarks } = face;

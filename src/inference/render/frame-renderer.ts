@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { createCanvas, loadImage, type Canvas, type Image } from '@napi-rs/canvas';
+import { createCanvas, type Canvas, type Image } from '@napi-rs/canvas';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import { lookOf } from '../../domain/avatar/definition.js';
 import { idlePoseFor, type IdlePose } from '../avatar/idle-motion.js';
@@ -25,6 +25,7 @@ import { rgbaToYuv420 } from './yuv420.js';
 import { yuv420Bytes, type RawVideoFormat } from '../media/raw-video.js';
 import type { Ctx } from './layout.js';
 import { frameDesign } from './framing.js';
+import { loadCheckedImage } from '../image/load-image.js';
 
 /** What goes behind the avatar. */
 export interface FrameRendererOptions {
@@ -138,13 +139,19 @@ export class FrameRenderer {
     }
   }
 
-  /** A renderer with the background image at `backgroundPath` (any format the canvas decodes). */
+  /**
+   * A renderer with the background image at `backgroundPath` (JPEG, PNG or WebP of at most `MAX_IMAGE_PIXELS`).
+   * @throws Error naming the reason when the background is refused or cannot be decoded.
+   */
   static async create(
     definition: AvatarDefinition,
     options: { backgroundPath?: string; transparent?: boolean } = {},
   ): Promise<FrameRenderer> {
-    // Read the bytes ourselves: loadImage would treat a string that looks like a URL as one to fetch.
-    const background = options.backgroundPath ? await loadImage(await readFile(options.backgroundPath)) : undefined;
+    const background = options.backgroundPath
+      ? await loadCheckedImage(await readFile(options.backgroundPath)).catch((error: unknown) => {
+          throw new Error(`the background image cannot be used: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+        })
+      : undefined;
     return new FrameRenderer(definition, { background, transparent: options.transparent });
   }
 
