@@ -10,7 +10,15 @@ import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, PhotoAvatarAsset
 import type { AvatarStore } from '../storage/avatar-store.js';
 import type { AvatarDefinitionInput } from '../domain/avatar/definition.js';
 import { isWebhookSecret } from './webhooks/signature.js';
+import { MAX_JSON_DEPTH } from './http/read-json.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from './webhooks/retry-schedule.js';
+
+declare module 'zod' {
+  interface GlobalMeta {
+    /** An option's default in words, for docs/options.md, where the schema has no `.default()` that says it. */
+    defaultText?: string;
+  }
+}
 
 const HOUR = 3_600_000;
 
@@ -200,46 +208,134 @@ const obj = z.custom<object>((v) => typeof v === 'object' && v !== null, 'must b
 const posInt = z.number().int().positive();
 const posMs = z.number().int().positive();
 
-/** Validates options; unknown keys are rejected so a typo fails at start-up, not silently. */
+/**
+ * Validates options; unknown keys are rejected so a typo fails at start-up, not silently. Every option's
+ * `.describe()` (and `defaultText` where the schema's default does not say it) is its documentation:
+ * `npm run docs:tables` writes the table of docs/options.md from it, and test/core/docs-tables.test.ts fails when
+ * the committed table differs. An object without a description is a group whose fields are listed one by one.
+ */
 export const optionsSchema = z
   .object({
-    apiKeys: z.array(z.string().min(1, 'API keys must not be empty')).optional(),
-    authenticate: fn.optional(),
+    apiKeys: z
+      .array(z.string().min(1, 'API keys must not be empty'))
+      .optional()
+      .describe('accepted keys, sent as `key: <key>` or `key: Bearer <key>`; give this or `authenticate`'),
+    authenticate: fn
+      .optional()
+      .describe('async hook `(key) => boolean` returning true to accept a key (checked after `apiKeys`), e.g. against a database; called for every request'),
     basePath: z
       .string()
       .regex(/^(\/[A-Za-z0-9._~-]+)*$/, 'basePath must look like `/api` or `/api/media` (no trailing slash)')
-      .default(''),
-    dataDir: z.string().min(1).default('./.virtual-anchor'),
-    publicUrl: z.url({ protocol: /^https?$/ }).optional(),
-    redis: z.string().regex(/^rediss?:\/\//, 'redis must be a redis:// or rediss:// URL').optional(),
+      .default('')
+      .describe('prefix for all routes, e.g. `/api` (then `/api/v2/avatar`)'),
+    dataDir: z
+      .string()
+      .min(1)
+      .default('./.virtual-anchor')
+      .describe('blobs (inputs, uploads, results, avatar assets), job work folders (`work/`) and the link-signing secret'),
+    publicUrl: z
+      .url({ protocol: /^https?$/ })
+      .optional()
+      .meta({ description: 'absolute base of links in responses, e.g. `https://media.example.com/api`', defaultText: 'derived from each request' }),
+    redis: z
+      .string()
+      .regex(/^rediss?:\/\//, 'redis must be a redis:// or rediss:// URL')
+      .optional()
+      .describe('Redis URL (`redis://` or `rediss://`): job records in Redis (shared by several processes) instead of memory'),
     s3: z
       .object({
-        bucket: z.string().min(1),
-        prefix: z.string().regex(/^([^/]+\/)*$/, 's3.prefix must be empty or end with `/`, e.g. `virtual-anchor/`').optional(),
-        region: z.string().min(1).optional(),
-        endpoint: z.url({ protocol: /^https?$/ }).optional(),
-        forcePathStyle: z.boolean().optional(),
+        bucket: z
+          .string()
+          .min(1)
+          .meta({
+            description:
+              'keep uploads, fetched inputs, results and avatar assets in this S3 bucket (it must exist); result and avatar links become presigned GET URLs served by the object store; `backends.blobStore` wins over this',
+            defaultText: '— (blobs go under `dataDir`)',
+          }),
+        prefix: z
+          .string()
+          .regex(/^([^/]+\/)*$/, 's3.prefix must be empty or end with `/`, e.g. `virtual-anchor/`')
+          .optional()
+          .meta({ description: 'key prefix inside the bucket; empty or ending in `/`, e.g. `virtual-anchor/`', defaultText: "`''`" }),
+        region: z.string().min(1).optional().meta({ description: 'region', defaultText: '`AWS_REGION`, else `us-east-1`' }),
+        endpoint: z
+          .url({ protocol: /^https?$/ })
+          .optional()
+          .meta({ description: 'endpoint of an S3-compatible store (MinIO, R2, Ceph), e.g. `http://minio:9000`', defaultText: 'AWS' }),
+        forcePathStyle: z
+          .boolean()
+          .optional()
+          .meta({ description: 'path-style URLs (`<endpoint>/<bucket>/<key>`), as most S3-compatible stores need', defaultText: '`false`' }),
         credentials: z
           // Not strict: the AWS SDK marks a credentials object it has used with extra fields.
           .object({ accessKeyId: z.string().min(1), secretAccessKey: z.string().min(1), sessionToken: z.string().optional() })
-          .optional(),
+          .optional()
+          .meta({
+            description: 'static `{ accessKeyId, secretAccessKey, sessionToken? }`',
+            defaultText: "the AWS SDK's default chain (`AWS_ACCESS_KEY_ID`/`AWS_SECRET_ACCESS_KEY`, profile, instance role)",
+          }),
       })
       .strict()
       .optional(),
-    redisNamespace: z.string().min(1).default('virtual-anchor'),
-    role: z.enum(['all', 'api', 'worker']).default('all'),
-    queue: z.enum(['memory', 'bullmq']).optional(),
-    maxAttempts: posInt.default(3),
+    redisNamespace: z
+      .string()
+      .min(1)
+      .default('virtual-anchor')
+      .describe(
+        'prefix of every Redis key: job records, the BullMQ queue (`<ns>:jobs:*`) and the per-key semaphores (`<ns>:sem:*`), so several deployments and test runs share one Redis safely',
+      ),
+    role: z
+      .enum(['all', 'api', 'worker'])
+      .default('all')
+      .describe(
+        '`all`: serves the API and runs jobs. `api`: serves the API, runs no engine and never loads onnxruntime or canvas. `worker`: runs jobs and avatar asset generation, and answers only `/healthz`, `/readyz` (and metrics). `api` and `worker` need the `bullmq` queue',
+      ),
+    queue: z
+      .enum(['memory', 'bullmq'])
+      .optional()
+      .meta({
+        description: '`memory`: the in-process p-queue (one process). `bullmq`: BullMQ on `redis`, for any number of API and worker processes',
+        defaultText: '`bullmq` with `redis`, else `memory`',
+      }),
+    maxAttempts: posInt
+      .default(3)
+      .describe(
+        'with `bullmq`: how many runs of one job may begin (a worker that died, a shutdown hand-back, a failure inside the service); after the last the job ends in `error` (`interrupted`). Engine failures are not retried. With either queue it also bounds the runs of a photo avatar\'s preparation (which resumes after a restart)',
+      ),
     redisTimeouts: z
-      .object({ connectMs: posMs.default(2_000), commandMs: posMs.default(2_000) })
+      .object({
+        connectMs: posMs.default(2_000).describe('longest wait for a Redis connection; past it the request answers 503 `unavailable`'),
+        commandMs: posMs.default(2_000).describe('longest wait for one store operation; past it the request answers 503 `unavailable`'),
+      })
       .strict()
       .prefault({}),
-    shutdownTimeoutMs: posMs.default(10_000),
-    allowPrivateUrls: z.boolean().default(false),
-    signingSecret: z.string().min(16, 'signingSecret must be at least 16 characters').optional(),
-    ffmpegPath: z.string().min(1).optional(),
-    ffprobePath: z.string().min(1).optional(),
-    logger: z.union([z.literal(false), obj]).optional(),
+    shutdownTimeoutMs: posMs
+      .default(10_000)
+      .describe('`close()` resolves within this time whatever the store or engines do (it logs what it gave up on)'),
+    allowPrivateUrls: z.boolean().default(false).describe('let input URLs point at loopback/private addresses (development, tests)'),
+    signingSecret: z
+      .string()
+      .min(16, 'signingSecret must be at least 16 characters')
+      .optional()
+      .meta({ description: 'secret of the signed links (at least 16 characters)', defaultText: 'random, kept in `dataDir/signing-secret`' }),
+    ffmpegPath: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'explicit ffmpeg binary', defaultText: '`FFMPEG_PATH`, the system ffmpeg, then `@ffmpeg-installer/ffmpeg`' }),
+    ffprobePath: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'explicit ffprobe binary', defaultText: '`FFPROBE_PATH`, the system ffprobe, then `@ffprobe-installer/ffprobe`' }),
+    logger: z
+      .union([z.literal(false), obj])
+      .optional()
+      .meta({
+        description:
+          'any `{ debug, info, warn, error }` (console, winston), or a pino logger (recognised and called as `logger.warn(fields, message)`); `false` silences',
+        defaultText: 'warnings and errors to the console',
+      }),
     metrics: z
       .union([
         z.boolean(),
@@ -250,76 +346,154 @@ export const optionsSchema = z
           })
           .strict(),
       ])
-      .default(false),
+      .default(false)
+      .describe(
+        '`true` or `{ path?, register? }`: Prometheus metrics at `<basePath><path>` (default `/metrics`, no key); `register` is a prom-client `Registry` to add them to (by default each instance has its own, so two instances never clash)',
+      ),
     concurrency: z
       .object({
-        jobsPerKey: posInt.default(1),
-        engines: posInt.optional(),
-        v1RequestsPerKey: posInt.default(1),
-        v2RequestsPerKey: posInt.optional(),
-        maxQueuedRequestsPerKey: z.number().int().min(0).default(32),
+        jobsPerKey: posInt.default(1).describe('jobs of one key and one API family processed at once; others wait as `pending`'),
+        engines: posInt.optional().meta({ description: 'engine runs at once in this process, all keys together', defaultText: 'CPU cores' }),
+        v1RequestsPerKey: posInt.default(1).describe('requests of one key in flight on /v1 (SPEC §8); others wait'),
+        v2RequestsPerKey: posInt
+          .optional()
+          .meta({ description: 'the same for /v2 (the spec does not state a limit for /v2)', defaultText: 'unlimited' }),
+        maxQueuedRequestsPerKey: z.number().int().min(0).default(32).describe('requests that may wait for a slot before 429'),
       })
       .strict()
       .prefault({}),
     limits: z
       .object({
-        maxUploadBytes: posInt.default(200 * 1024 * 1024),
-        maxPhotoBytes: posInt.default(20 * 1024 * 1024),
-        maxDownloadBytes: posInt.default(200 * 1024 * 1024),
-        downloadTimeoutMs: posMs.default(60_000),
-        maxAvatarAudioSec: z.number().positive().default(300),
-        maxSeparationSec: z.number().positive().default(1200),
-        maxJsonBytes: posInt.default(64 * 1024),
-        defaultPerPage: posInt.default(20),
-        maxPerPage: posInt.default(100),
-        jobTimeoutMs: posMs.default(300_000),
-        jobTimeoutPerInputSecondMs: z.number().min(0).default(4_000),
+        maxUploadBytes: posInt.default(200 * 1024 * 1024).describe('largest upload (`POST /v1/uploads`)'),
+        maxPhotoBytes: posInt
+          .default(20 * 1024 * 1024)
+          .describe('largest portrait accepted by `POST /v2/avatar` (a multipart `file` or a downloaded `imageUrl`); larger is 413'),
+        maxDownloadBytes: posInt.default(200 * 1024 * 1024).describe('largest file fetched from an input URL (`audioUrl`, `audioUri`, `backgroundUrl`, `imageUrl`)'),
+        downloadTimeoutMs: posMs.default(60_000).describe('time limit of such a download'),
+        maxAvatarAudioSec: z.number().positive().default(300).describe('longest speech for a video, in seconds (SPEC §8: 5 minutes)'),
+        maxSeparationSec: z.number().positive().default(1200).describe('longest separation input, in seconds (20 minutes; the spec sets none)'),
+        maxJsonBytes: posInt
+          .default(64 * 1024)
+          .describe(
+            `largest JSON body (its arrays and objects may nest at most ${MAX_JSON_DEPTH} levels deep, a fixed limit exported as \`MAX_JSON_DEPTH\`: deeper is 400 \`validation_failed\`)`,
+          ),
+        defaultPerPage: posInt.default(20).describe('`perPage` of list endpoints when the query gives none'),
+        maxPerPage: posInt.default(100).describe('largest `perPage` (more is 400, not clamped)'),
+        jobTimeoutMs: posMs
+          .default(300_000)
+          .describe(
+            'per-job deadline, fixed part: a job still running after `jobTimeoutMs + input seconds × jobTimeoutPerInputSecondMs` ends in `error` (`timeout`) and its engine is aborted',
+          ),
+        jobTimeoutPerInputSecondMs: z
+          .number()
+          .min(0)
+          .default(4_000)
+          .describe("per-job deadline, part per second of input (default: 5 min + 4× the input's duration)"),
       })
       .strict()
       .prefault({}),
     retention: z
       .object({
-        resultsMs: posMs.default(24 * HOUR),
-        uploadsMs: posMs.default(24 * HOUR),
-        linkTtlMs: posMs.default(HOUR),
-        sweepIntervalMs: posMs.default(60_000),
-        staleJobMs: posMs.default(120_000),
-        recordsMs: posMs.default(7 * 24 * HOUR),
+        resultsMs: posMs.default(24 * HOUR).describe('results are deleted this long after completion'),
+        uploadsMs: posMs.default(24 * HOUR).describe('uploads are deleted this long after upload'),
+        linkTtlMs: posMs.default(HOUR).describe('lifetime of a signed link; every GET hands out a fresh one'),
+        sweepIntervalMs: posMs.default(60_000).describe('how often expired files and job records are deleted and stuck jobs recovered'),
+        staleJobMs: posMs
+          .default(120_000)
+          .describe(
+            'an `ongoing` job without heartbeat for this long is ended as `interrupted` (with `bullmq`: run again); the heartbeat is written every `staleJobMs / 8` (at most every 15 s)',
+          ),
+        recordsMs: posMs
+          .default(7 * 24 * HOUR)
+          .describe('a job record is deleted this long after the job reached `completed` or `error` (then 404; lists no longer count it)'),
       })
       .strict()
       .prefault({}),
-    dangerousFlagDelayMs: z.number().int().min(0).default(10_000),
+    dangerousFlagDelayMs: z
+      .number()
+      .int()
+      .min(0)
+      .default(10_000)
+      .describe('delay after which a job created with `dangerousFlag: true` ends in `error` (the test aid of SPEC §3)'),
     webhooks: z
       .object({
         secret: z
           .string()
           .refine((secret) => isWebhookSecret(secret), 'webhooks.secret must be `whsec_` followed by at least 16 bytes in base64')
-          .optional(),
-        retryDelaysMs: z.array(posMs).min(1).default([...WEBHOOK_RETRY_DELAYS_MS]),
-        timeoutMs: posMs.default(10_000),
-        pollMs: posMs.default(1_000),
+          .optional()
+          .meta({
+            description:
+              "`whsec_<base64>` secret (at least 16 bytes, e.g. `'whsec_' + randomBytes(32).toString('base64')`) that signs webhook deliveries; without it `webhookUrl` is refused",
+            defaultText: '— (webhooks off)',
+          }),
+        retryDelaysMs: z
+          .array(posMs)
+          .min(1)
+          .default([...WEBHOOK_RETRY_DELAYS_MS])
+          .describe('waits before each retry of a failed delivery (about 27.6 h in all by default); then the delivery is given up'),
+        timeoutMs: posMs.default(10_000).describe('an attempt without a 2xx answer within this time has failed'),
+        pollMs: posMs.default(1_000).describe('how often each instance looks for due deliveries'),
       })
       .strict()
       .prefault({}),
     backends: z
       .object({
-        jobStore: obj.optional(),
-        blobStore: obj.optional(),
-        queue: obj.optional(),
-        lipSync: z.union([z.literal(false), obj]).optional(),
-        separation: z.union([z.literal(false), obj]).optional(),
-        avatarRenderer: z.union([z.literal(false), obj]).optional(),
-        faceDetector: z.union([z.literal(false), obj]).optional(),
-        photoRenderer: z.union([z.literal(false), obj]).optional(),
-        avatarStore: obj.optional(),
+        jobStore: obj
+          .optional()
+          .meta({ description: 'your own `JobStore` (run `jobStoreSuite` from `virtual-anchor/testing` on it)', defaultText: 'memory, or Redis with `redis`' }),
+        blobStore: obj.optional().meta({
+          description: 'your own `BlobStore` (run `blobStoreSuite` from `virtual-anchor/testing` on it); wins over `s3`',
+          defaultText: 'filesystem under `dataDir`, or S3 with `s3`',
+        }),
+        queue: obj
+          .optional()
+          .meta({ description: 'a `JobQueue` of your own (run `queueSuite` from `virtual-anchor/testing` on it); replaces the `queue` choice; closed by the instance', defaultText: 'built-in (see `queue`)' }),
+        lipSync: z
+          .union([z.literal(false), obj])
+          .optional()
+          .meta({
+            description:
+              'your own engine, a configured built-in one from `virtual-anchor/engines` (`new CanvasLipSyncEngine(new OnnxMouthAnalyzer(), { encoder })`, see Encoding in `docs/models.md`), or `false` to disable (jobs then end in `error`)',
+            defaultText: 'built-in engine (loaded lazily, only in processes that run jobs)',
+          }),
+        separation: z
+          .union([z.literal(false), obj])
+          .optional()
+          .meta({
+            description: 'your own engine, a configured built-in one from `virtual-anchor/engines`, or `false` to disable (jobs then end in `error`)',
+            defaultText: 'built-in engine (loaded lazily, only in processes that run jobs)',
+          }),
+        avatarRenderer: z
+          .union([z.literal(false), obj])
+          .optional()
+          .meta({ description: 'renders catalogue assets; `false` leaves them ungenerated', defaultText: 'built-in canvas renderer' }),
+        faceDetector: z
+          .union([z.literal(false), obj])
+          .optional()
+          .meta({
+            description:
+              'finds the face in a portrait at `POST /v2/avatar` (every role that serves the API); `false` turns photo avatars off (`POST /v2/avatar` answers 503)',
+            defaultText: 'built-in (MediaPipe BlazeFace and Face Mesh on TensorFlow.js, loaded on first use)',
+          }),
+        photoRenderer: z
+          .union([z.literal(false), obj])
+          .optional()
+          .meta({
+            description: "renders photo avatars' idle clip, preview and thumbnail; `false`: their preparation ends in `error`",
+            defaultText: 'built-in photo renderer',
+          }),
+        avatarStore: obj.optional().meta({
+          description: 'where photo avatars are kept: your own `AvatarStore` (run `avatarStoreSuite` from `virtual-anchor/testing` on it)',
+          defaultText: 'Redis when `redis` is set, else memory',
+        }),
       })
       .strict()
       .prefault({}),
     avatars: z
       .object({
-        builtIn: z.boolean().default(true),
-        definitions: z.array(obj).default([]),
-        directory: z.string().optional(),
+        builtIn: z.boolean().default(true).describe('include the bundled avatars'),
+        definitions: z.array(obj).default([]).describe('your own avatar definitions (format in `avatars/README.md`)'),
+        directory: z.string().optional().describe('a folder of `*.json` avatar definitions to add'),
       })
       .strict()
       .prefault({}),

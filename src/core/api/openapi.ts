@@ -34,7 +34,7 @@ function errorResponse(status: number): ResponseConfig {
   const known = ERROR_STATUSES[status];
   if (!known) throw new Error(`status ${status} is not in ERROR_STATUSES (src/core/api/error-codes.ts)`);
   return {
-    description: `${known.description}. Codes: ${known.codes.map((c) => `\`${c}\``).join(', ')}.`,
+    description: `${known.description}. Codes: ${Object.keys(known.codes).map((c) => `\`${c}\``).join(', ')}.`,
     headers: headerObjects(known.headers),
     content: { 'application/json': { schema: errorBodySchema } },
   };
