@@ -23,6 +23,7 @@ import { runMedia } from '../../src/inference/media/run-media.js';
 import { OnnxSeparationEngine } from '../../src/inference/separation/engine.js';
 import { FrameTransform } from '../../src/inference/separation/stft.js';
 import { childModule } from '../../src/inference/workers/child-module.js';
+import { descendants, engineChildren, type ProcessInfo } from '../helpers/processes.js';
 import { TaskPool } from '../../src/inference/workers/task-pool.js';
 import { BINARIES, ffmpeg } from '../helpers/media.js';
 import type { FaultyTask } from './helpers/faulty-worker.js';
@@ -123,27 +124,20 @@ async function schedOf(path: string): Promise<{ nice: number; ppid: number; stat
   return { state: fields[0]!, ppid: Number(fields[1]), nice: Number(fields[16]) };
 }
 
-/** Live (not zombie) child processes of `parent` (default: this process), by pid, with their nice values. */
-async function liveChildren(parent = process.pid): Promise<Map<string, number>> {
-  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
-  const stats = await Promise.all(pids.map(async (pid) => [pid, await schedOf(`/proc/${pid}`)] as const));
-  return new Map(stats.filter(([, st]) => st?.ppid === parent && st.state !== 'Z').map(([pid, st]) => [pid, st!.nice]));
-}
-
 test('engine child processes and the ffmpeg processes they start run at a lower priority than the event loop', async () => {
-  const earlier = await liveChildren(); // left by other tests, if any: not this separation's
   const controller = new AbortController();
   const run = new OnnxSeparationEngine({ binaries, logger: silent }).separate(
     { audioPath: join(dir, 'long.wav'), durationSec: 120, speechPath: join(dir, 'nice-s.wav'), ambiencePath: join(dir, 'nice-a.wav') },
     context(controller.signal),
   );
   run.catch(() => undefined); // aborted below; the outcome is not what this test checks
-  let engines: [string, number][] = [];
-  let ffmpegs: [string, number][] = [];
+  let engines: ProcessInfo[] = [];
+  let ffmpegs: ProcessInfo[] = [];
   const deadline = performance.now() + 30_000;
-  while (performance.now() < deadline && (ffmpegs.length === 0 || !engines.some(([, nice]) => nice === 10))) {
-    engines = [...(await liveChildren())].filter(([pid]) => !earlier.has(pid));
-    ffmpegs = (await Promise.all(engines.map(async ([pid]) => [...(await liveChildren(Number(pid)))]))).flat();
+  while (performance.now() < deadline && ffmpegs.length === 0) {
+    // The separation child (a pooled one may have started in an earlier test) and the ffmpeg processes it started.
+    engines = await engineChildren('source separation');
+    ffmpegs = (await Promise.all(engines.map((engine) => descendants(engine.pid)))).flat().filter((p) => p.comm.startsWith('ffmpeg'));
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   controller.abort(new Error('stopped by test'));
@@ -151,9 +145,9 @@ test('engine child processes and the ffmpeg processes they start run at a lower 
   const tids = await readdir('/proc/self/task');
   const threads = (await Promise.all(tids.map(async (tid) => (await schedOf(`/proc/self/task/${tid}`))?.nice))).filter((n): n is number => n !== undefined);
   assert.ok(threads.every((nice) => nice === 0), `every thread of the host keeps its priority (threads: ${threads.join(', ')})`);
-  assert.ok(engines.length > 0 && engines.every(([, nice]) => nice === 10), `the separation child runs at nice 10 (children: ${JSON.stringify(engines)})`);
+  assert.ok(engines.length > 0 && engines.every((p) => p.nice === 10), `the separation child runs at nice 10 (${JSON.stringify(engines)})`);
   assert.ok(ffmpegs.length > 0, 'the separation child started ffmpeg');
-  assert.ok(ffmpegs.every(([, nice]) => nice === 10), `ffmpeg processes inherit nice 10 (children: ${JSON.stringify(ffmpegs)})`);
+  assert.ok(ffmpegs.every((p) => p.nice === 10), `ffmpeg processes inherit nice 10 (${JSON.stringify(ffmpegs)})`);
 });
 
 test('aborting a separation stops its child promptly and leaves no stems', async () => {
