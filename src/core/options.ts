@@ -114,6 +114,11 @@ export interface VirtualAnchorOptions {
     maxUploadBytes?: number;
     /** Largest portrait accepted by POST /v2/avatar (a multipart `file` or a downloaded `imageUrl`); larger is 413. Default 20 MiB. */
     maxPhotoBytes?: number;
+    /**
+     * Portraits of one key that may wait for face detection (POST /v2/avatar; one detection runs at a time, keys take
+     * turns); one more is answered 429 `too_many_requests` with `Retry-After`. Default 4.
+     */
+    maxQueuedPhotosPerKey?: number;
     /** Largest file downloaded from an `audioUrl`/`audioUri`/`backgroundUrl`. Default 200 MiB. */
     maxDownloadBytes?: number;
     /** Time limit of such a download in ms. Default 60 000. */
@@ -368,6 +373,12 @@ export const optionsSchema = z
         maxPhotoBytes: posInt
           .default(20 * 1024 * 1024)
           .describe('largest portrait accepted by `POST /v2/avatar` (a multipart `file` or a downloaded `imageUrl`); larger is 413'),
+        maxQueuedPhotosPerKey: z
+          .number()
+          .int()
+          .min(0)
+          .default(4)
+          .describe('portraits of one key that may wait for face detection (`POST /v2/avatar`): one detection runs at a time and keys take turns; one more is 429 `too_many_requests` with `Retry-After`'),
         maxDownloadBytes: posInt.default(200 * 1024 * 1024).describe('largest file fetched from an input URL (`audioUrl`, `audioUri`, `backgroundUrl`, `imageUrl`)'),
         downloadTimeoutMs: posMs.default(60_000).describe('time limit of such a download'),
         maxAvatarAudioSec: z.number().positive().default(300).describe('longest speech for a video, in seconds (SPEC §8: 5 minutes)'),

@@ -134,6 +134,25 @@ describe('HumanFaceDetector (worker thread)', () => {
     assert.equal((await detector.detect(ASTRONAUT)).faces.length, 1);
   });
 
+  it('counts timeoutMs from when the worker takes the detection, not while it waits for the worker', async () => {
+    // A 49-megapixel photo holds the one worker for seconds (4–5 s measured, about ten portraits' time); the portrait
+    // queued behind it gets a deadline of three portraits' time, which its wait alone would exceed.
+    const canvas = createCanvas(7000, 7000);
+    canvas.getContext('2d').drawImage(await loadImage(ASTRONAUT), 0, 0, 7000, 7000);
+    const big = join(dir, 'big.jpg');
+    await writeFile(big, await canvas.encode('jpeg', 85));
+    const warm = performance.now();
+    await detector.detect(ASTRONAUT);
+    const timeoutMs = Math.max(1_000, Math.round(3 * (performance.now() - warm)));
+    const started = performance.now();
+    const slow = detector.detect(big).then(() => performance.now() - started);
+    const behind = await createFaceDetector({ timeoutMs }).detect(ASTRONAUT);
+    const behindTook = performance.now() - started;
+    console.log(`49-megapixel detection: ${(await slow).toFixed(0)} ms; the portrait behind it (deadline ${timeoutMs} ms) answered after ${behindTook.toFixed(0)} ms`);
+    assert.equal(behind.faces.length, 1);
+    assert.ok(behindTook > timeoutMs, `the portrait waited ${behindTook.toFixed(0)} ms in all, longer than its deadline, and still succeeded`);
+  });
+
   it('fails a detection that outlasts timeoutMs and ends its worker; the next detection works', async () => {
     const hurried = createFaceDetector({ timeoutMs: 1 });
     await assert.rejects(hurried.detect(ASTRONAUT), /face detection did not finish within 1 ms/);

@@ -100,8 +100,11 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
     headers: { 'content-range': '`bytes */<size>`' },
   },
   429: {
-    description: 'Too many requests of this key are waiting for a slot',
-    codes: { too_many_requests: 'too many requests of one key waiting (`concurrency.maxQueuedRequestsPerKey`)' },
+    description: 'Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection',
+    codes: {
+      too_many_requests:
+        'too many requests of one key waiting (`concurrency.maxQueuedRequestsPerKey`), or too many of its photos waiting for face detection (`limits.maxQueuedPhotosPerKey`)',
+    },
     headers: { 'retry-after': 'Seconds to wait before retrying' },
   },
   500: {

@@ -3,18 +3,27 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { AvatarPrepareJob, BlobRef, ListResult } from '../../domain/job.js';
 import type { FaceDetector } from '../../domain/engines.js';
-import { NotAnImageError } from '../../domain/avatar/photo.js';
+import { NotAnImageError, type FaceDetection } from '../../domain/avatar/photo.js';
 import { PHOTO_AVATAR_FPS, type PhotoAvatar } from '../../domain/avatar/photo-avatar.js';
 import type { Logger } from '../../domain/logger.js';
 import type { AvatarStore } from '../../storage/avatar-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { blobToLocalFile } from '../../storage/blob-files.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
+import { FairQueue, QueueFullError } from '../../queue/fair-queue.js';
 import { ApiError } from '../errors.js';
 import { resultBlobIds } from '../jobs/job-runner.js';
 import type { JobService } from '../jobs/job-service.js';
 import { chooseFace } from './face-choice.js';
 import { checkImageFile, ImageCheckError } from '../../inference/image/image-header.js';
+
+/**
+ * The queue of face detections: one at a time (the built-in detector has one worker, and a 50-megapixel photo takes
+ * it for seconds), each key's photos in order, keys in turn; `maxQueuedPerKey` of one key may wait.
+ */
+export function faceDetectionQueue(maxQueuedPerKey: number): FairQueue {
+  return new FairQueue({ concurrency: 1, maxWaitingPerKey: maxQueuedPerKey });
+}
 
 /** The 503 `unavailable` of a service without a face detector (`headers`: extra response headers). */
 export function photoAvatarsOff(headers?: Record<string, string>): ApiError {
@@ -61,6 +70,11 @@ export class PhotoAvatarService {
     private readonly workDirs: OwnedDirs,
     private readonly logger: Logger,
     /**
+     * Where detections wait for the detector (built with {@link faceDetectionQueue}): keys take turns, and a key with
+     * `limits.maxQueuedPhotosPerKey` photos waiting gets 429 for one more.
+     */
+    private readonly detections: FairQueue,
+    /**
      * Called after a pending avatar is deleted whose job had ended already (or could not be ended): deletes what a finished preparation made
      * (see `PhotoAvatarSettler.settleDeleted`). Failures are logged; the files then expire or stay for an operator.
      */
@@ -74,7 +88,8 @@ export class PhotoAvatarService {
 
   /**
    * Creates a `pending` photo avatar from a received portrait and schedules its preparation.
-   * @throws ApiError 400 `not_image`, `no_face`, `face_too_small`; 503 `unavailable` without a face detector.
+   * @throws ApiError 400 `not_image`, `no_face`, `face_too_small`; 429 `too_many_requests` when the owner has too many
+   *   photos waiting for the detector; 503 `unavailable` without a face detector.
    */
   async create(owner: string, photo: ReceivedPhoto, name: string): Promise<PhotoAvatar> {
     let adopted = false;
@@ -89,9 +104,7 @@ export class PhotoAvatarService {
         throw error instanceof ImageCheckError ? notAnImage(photo.field, error.message) : error;
       });
       const contentType = `image/${header.format}`;
-      const detection = await this.detector.detect(path).catch((error: unknown) => {
-        throw error instanceof NotAnImageError ? notAnImage(photo.field, error.message) : error;
-      });
+      const detection = await this.detect(this.detector, owner, path, photo.field);
       const landmarks = chooseFace(detection, photo.field);
       const kept = await this.keep(owner, photo, path, contentType);
       adopted = true;
@@ -112,6 +125,22 @@ export class PhotoAvatarService {
     } finally {
       if (!adopted && photo.madeHere) await this.deleteBlob(photo.blob.id, 'refused photo');
       if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Finds the faces in the photo at `path` once it is the owner's turn (see {@link detections}): the detector is
+   * called only when the detection can start, so its deadline counts its own work, never the wait.
+   * @throws ApiError 429 `too_many_requests` (with `Retry-After`) when the owner has too many photos waiting; 400 `not_image`.
+   */
+  private async detect(detector: FaceDetector, owner: string, path: string, field: string): Promise<FaceDetection> {
+    try {
+      return await this.detections.run(owner, () => detector.detect(path));
+    } catch (error) {
+      if (error instanceof QueueFullError) {
+        throw new ApiError(429, 'too_many_requests', `${error.message} for face detection; retry later`, undefined, { 'retry-after': String(error.retryAfterSec) });
+      }
+      throw error instanceof NotAnImageError ? notAnImage(field, error.message) : error;
     }
   }
 

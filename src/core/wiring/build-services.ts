@@ -13,7 +13,7 @@ import { probeMedia, resolveMediaBinaries, type MediaBinaries } from '../../infe
 import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, PhotoAvatarAssetRenderer, SeparationEngine } from '../../domain/engines.js';
 import type { AvatarStore } from '../../storage/avatar-store.js';
 import { createAvatarStore } from '../../storage/create-avatar-store.js';
-import { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
+import { faceDetectionQueue, PhotoAvatarService } from '../avatars/photo-avatar-service.js';
 import { PhotoAvatarSettler } from '../avatars/photo-avatar-settler.js';
 import type { AvatarDefinition, AvatarDefinitionInput } from '../../domain/avatar/definition.js';
 import { loadAvatarDefinitions } from '../../inference/avatar/catalogue-definitions.js';
@@ -213,7 +213,8 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
     },
   );
   const settler: PhotoAvatarSettler = new PhotoAvatarSettler(avatarStore, jobStore, blobs, jobs, options.retention.staleJobMs, logger);
-  const photoAvatars: PhotoAvatarService = new PhotoAvatarService(avatarStore, blobs, jobs, faceDetector, workDirs, logger, (uid) => settler.settleDeleted(uid));
+  const detections = faceDetectionQueue(options.limits.maxQueuedPhotosPerKey);
+  const photoAvatars: PhotoAvatarService = new PhotoAvatarService(avatarStore, blobs, jobs, faceDetector, workDirs, logger, detections, (uid) => settler.settleDeleted(uid));
   const recovery = new Recovery(jobStore, queue, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
   const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger, jobStore, [
     { name: 'photo avatar recovery', run: () => settler.sweep() },

@@ -14,6 +14,9 @@ export interface FaceDetectionTask {
   imagePath: string;
 }
 
+/** What the face worker tells while it works: `started` when it takes the task. */
+export type FaceDetectionEvent = 'started';
+
 /** Options of {@link HumanFaceDetector}. */
 export interface HumanFaceDetectorOptions {
   /**
@@ -23,8 +26,9 @@ export interface HumanFaceDetectorOptions {
    */
   thread?: 'worker' | 'main';
   /**
-   * Longest time one detection may take on the worker (default {@link FACE_DETECTION_TIMEOUT_MS}); past it the
-   * detection fails and the worker is ended, so a photo that hangs the models cannot hold every later upload.
+   * Longest time one detection may take on the worker (default {@link FACE_DETECTION_TIMEOUT_MS}), counted from
+   * when the worker takes it (not while it waits for the worker); past it the detection fails and the worker is
+   * ended, so a photo that hangs the models cannot hold every later upload.
    */
   timeoutMs?: number;
 }
@@ -33,10 +37,10 @@ export interface HumanFaceDetectorOptions {
 export const FACE_DETECTION_TIMEOUT_MS = 60_000;
 
 /** The face workers of the process, shared by every detector; started on first use. */
-let pool: TaskPool<FaceDetectionTask, FaceDetection> | undefined;
+let pool: TaskPool<FaceDetectionTask, FaceDetection, FaceDetectionEvent> | undefined;
 const FACE_WORKER = childModule(import.meta.url, 'face-worker');
 
-function facePool(): TaskPool<FaceDetectionTask, FaceDetection> | undefined {
+function facePool(): TaskPool<FaceDetectionTask, FaceDetection, FaceDetectionEvent> | undefined {
   if (!FACE_WORKER) return undefined;
   // One worker: detection is rare (once per uploaded avatar) and each worker holds the models (~2 MB of weights,
   // the WASM heap) and one decoded photo.
@@ -60,14 +64,20 @@ export class HumanFaceDetector implements FaceDetector {
       return detectFaces(imagePath, signal);
     }
     const timeoutMs = this.options.timeoutMs ?? FACE_DETECTION_TIMEOUT_MS;
-    const timeout = AbortSignal.timeout(timeoutMs);
+    const timeout = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const startDeadline = () => {
+      timer ??= setTimeout(() => timeout.abort(new Error(`face detection did not finish within ${timeoutMs} ms`)), timeoutMs);
+    };
     try {
-      return await workers.run({ imagePath }, { signal: signal ? AbortSignal.any([signal, timeout]) : timeout });
+      return await workers.run({ imagePath }, { signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal, onEvent: startDeadline });
     } catch (error) {
-      if (timeout.aborted && !signal?.aborted) throw new Error(`face detection did not finish within ${timeoutMs} ms`, { cause: error });
+      if (timeout.signal.aborted && !signal?.aborted) throw new Error(`face detection did not finish within ${timeoutMs} ms of starting`, { cause: error });
       // Errors lose their class crossing the thread: give callers the domain error back.
       if (error instanceof Error && error.name === 'NotAnImageError') throw new NotAnImageError(error.message);
       throw error;
+    } finally {
+      clearTimeout(timer);
     }
   }
 }

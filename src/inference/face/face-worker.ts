@@ -5,6 +5,9 @@
 import type { FaceDetection } from '../../domain/avatar/photo.js';
 import { serveTasks } from '../workers/serve-tasks.js';
 import { detectFaces } from './detect-faces.js';
-import type { FaceDetectionTask } from './face-detector.js';
+import type { FaceDetectionEvent, FaceDetectionTask } from './face-detector.js';
 
-serveTasks<FaceDetectionTask, FaceDetection>(({ imagePath }, { signal }) => detectFaces(imagePath, signal));
+serveTasks<FaceDetectionTask, FaceDetection, FaceDetectionEvent>(({ imagePath }, { signal, emit }) => {
+  emit('started'); // the detector's deadline starts now, not while the task waited for this child
+  return detectFaces(imagePath, signal);
+});

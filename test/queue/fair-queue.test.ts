@@ -1,0 +1,98 @@
+/**
+ * FairQueue: keys take turns on the slots (a key that has not been served goes next), each key's tasks keep their
+ * order, a key's waiting tasks are capped (QueueFullError with a retry estimate), and waiting tasks can be aborted.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { FairQueue, QueueFullError } from '../../src/queue/fair-queue.js';
+
+/** A task that runs until `release()`; `log` records its name when it starts. */
+function gated(log: string[], name: string) {
+  let release!: () => void;
+  const done = new Promise<void>((resolve) => (release = resolve));
+  return { release, task: async () => (log.push(name), await done, name) };
+}
+
+const tick = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('FairQueue', () => {
+  it('serves another key next, not after the first key’s whole burst, and keeps each key’s order', async () => {
+    const queue = new FairQueue({ concurrency: 1, maxWaitingPerKey: 10 });
+    const log: string[] = [];
+    const tasks = new Map<string, ReturnType<typeof gated>>();
+    const results: Promise<string>[] = [];
+    const add = (key: string, name: string) => {
+      const task = gated(log, name);
+      tasks.set(name, task);
+      results.push(queue.run(key, task.task));
+    };
+    for (let i = 1; i <= 4; i++) add('a', `a${i}`);
+    add('b', 'b1');
+    add('b', 'b2');
+    add('c', 'c1');
+    await tick();
+    assert.deepEqual(log, ['a1']);
+    for (const name of ['a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'a4']) {
+      tasks.get(name)!.release();
+      await tick();
+      await tick();
+    }
+    assert.deepEqual(log, ['a1', 'b1', 'c1', 'a2', 'b2', 'a3', 'a4']);
+    assert.deepEqual(await Promise.all(results), ['a1', 'a2', 'a3', 'a4', 'b1', 'b2', 'c1']);
+    assert.equal(queue.active, 0);
+  });
+
+  it('refuses a key’s task beyond maxWaitingPerKey while the slots are busy, with a retry estimate; other keys still wait', async () => {
+    const queue = new FairQueue({ concurrency: 1, maxWaitingPerKey: 2, typicalTaskMs: 3_500 });
+    const log: string[] = [];
+    const first = gated(log, 'a1');
+    const running = queue.run('a', first.task);
+    const waiting = [queue.run('a', gated(log, 'a2').task), queue.run('a', gated(log, 'a3').task)];
+    await assert.rejects(queue.run('a', gated(log, 'a4').task), (error: unknown) => {
+      assert.ok(error instanceof QueueFullError);
+      assert.equal(error.waiting, 2);
+      assert.equal(error.retryAfterSec, 4, 'one typical task (3.5 s) per key waiting, rounded up');
+      return true;
+    });
+    assert.equal(queue.waiting('a'), 2);
+    const other = queue.run('b', async () => 'b1');
+    assert.equal(queue.waiting('b'), 1);
+    first.release();
+    assert.equal(await running, 'a1');
+    assert.equal(await other, 'b1');
+    void waiting;
+  });
+
+  it('lets a task wait nowhere with maxWaitingPerKey 0, but runs it on a free slot', async () => {
+    const queue = new FairQueue({ concurrency: 2, maxWaitingPerKey: 0 });
+    const log: string[] = [];
+    const one = gated(log, 'a1');
+    const two = gated(log, 'a2');
+    const runs = [queue.run('a', one.task), queue.run('a', two.task)];
+    await assert.rejects(queue.run('b', async () => 'b1'), QueueFullError);
+    one.release();
+    two.release();
+    assert.deepEqual(await Promise.all(runs), ['a1', 'a2']);
+    assert.equal(await queue.run('b', async () => 'b1'), 'b1');
+  });
+
+  it('drops a waiting task whose signal aborts, and passes a failed task’s error on', async () => {
+    const queue = new FairQueue({ concurrency: 1, maxWaitingPerKey: 4 });
+    const log: string[] = [];
+    const first = gated(log, 'a1');
+    const running = queue.run('a', first.task);
+    const controller = new AbortController();
+    const dropped = queue.run('a', gated(log, 'a2').task, controller.signal);
+    controller.abort(new Error('client left'));
+    await assert.rejects(dropped, /client left/);
+    assert.equal(queue.waiting('a'), 0);
+    const failing = queue.run('b', async () => {
+      throw new Error('broken');
+    });
+    first.release();
+    await running;
+    await assert.rejects(failing, /broken/);
+    assert.deepEqual(log, ['a1']);
+    assert.equal(queue.active, 0);
+  });
+});
