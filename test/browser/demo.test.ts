@@ -1,28 +1,28 @@
 /**
  * The demo page in a real browser (Debian's Chromium driven by playwright-core): key, avatar, upload,
  * video job until `completed`, the video plays; a failing job shows its reason; a separation gives two
- * audio players; the page fits a 375 px screen. With UPDATE_SCREENSHOTS=1 it saves docs/demo.png (README) and
- * docs/demo-mobile.png.
+ * audio players; earlier jobs are a compact list (newest first, a small poster each, 6 a page with
+ * previous/next) and only the current job has a player; the page fits a 375 px screen.
  *
  * Needs /usr/bin/chromium (Debian: `apt-get install chromium`), ffmpeg and espeak-ng.
  *
  * The engines are stand-ins (test/browser/engine-doubles.ts) so that this tests the page whatever the
- * state of the built-in engines. DEMO_TEST_ENGINES=built-in uses the built-in engines instead (e.g. to
- * take the README screenshot with a real lip-synced avatar); allow for their run time.
+ * state of the built-in engines. DEMO_TEST_ENGINES=built-in uses the built-in lip-sync and separation
+ * instead; allow for their run time. The README's screenshot is taken by scripts/demo-screenshot.ts.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { access, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { access, mkdtemp, readFile, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import express from 'express';
 import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
-import { virtualAnchor } from '../../src/index.js';
+import { virtualAnchor, type EngineContext, type LipSyncEngine, type LipSyncInput } from '../../src/index.js';
+import { VirtualAnchorClient } from '../../src/client/index.js';
 import { demoPage } from '../../examples/demo-page.js';
 import { buildWeb } from '../../scripts/build-web.js';
 import { FilterSeparationDouble, ShapeFaceDetectorDouble, StillPhotoRendererDouble, WaveformLipSyncDouble } from './engine-doubles.js';
@@ -39,11 +39,24 @@ const CHROMIUM_ARGS = [
 ];
 const KEY = 'demo-test-key';
 const builtIn = process.env.DEMO_TEST_ENGINES === 'built-in';
-// Screenshots go to docs/ (shown by the README) only when asked for, so a test run leaves the tree clean.
-const DOCS = process.env.UPDATE_SCREENSHOTS === '1'
-  ? resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'docs')
-  : join(tmpdir(), 'virtual-anchor-screenshots');
 const run = promisify(execFile);
+/** Jobs the test makes through the API before the page's own two: one completes, the others fail on purpose. */
+const SEEDED_FAILING = 6;
+/** Earlier jobs per page of the compact list (web/src/jobs.ts). */
+const PER_PAGE = 6;
+
+/** Counts the runs of a lip-sync engine (the stand-in or the built-in one), and those with a photo avatar. */
+class CountingLipSync implements LipSyncEngine {
+  calls = 0;
+  photoCalls = 0;
+  constructor(private readonly engine: LipSyncEngine) {}
+
+  render(input: LipSyncInput, context: EngineContext): Promise<void> {
+    this.calls++;
+    if (input.photo) this.photoCalls++;
+    return this.engine.render(input, context);
+  }
+}
 
 // The callbacks given to page.evaluate() run in the page. The project's TypeScript is set up for Node
 // (no DOM library), so this module declares the little of the page they use.
@@ -59,6 +72,10 @@ interface Media {
   pause(): void;
   addEventListener(type: string, listener: () => void, options?: { once?: boolean }): void;
 }
+interface Picture {
+  naturalWidth: number;
+  addEventListener(type: string, listener: () => void, options?: { once?: boolean }): void;
+}
 declare const document: {
   querySelectorAll(selector: string): { length: number };
   getElementById(id: string): unknown;
@@ -67,6 +84,12 @@ declare const document: {
 };
 declare const sessionStorage: { getItem(key: string): string | null };
 declare const window: { scrollTo(x: number, y: number): void };
+
+/** The built-in lip-sync engine (loaded only for DEMO_TEST_ENGINES=built-in). */
+async function builtInLipSync(): Promise<LipSyncEngine> {
+  const { CanvasLipSyncEngine, OnnxMouthAnalyzer } = await import('../../src/engines.js');
+  return new CanvasLipSyncEngine(new OnnxMouthAnalyzer());
+}
 
 async function requireTool(command: string, args: string[], hint: string): Promise<void> {
   try {
@@ -92,8 +115,15 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   await requireTool('espeak-ng', ['--version'], 'Install it (apt-get install espeak-ng).');
   await requireTool(process.env.FFMPEG_PATH ?? 'ffmpeg', ['-version'], 'Install it (apt-get install ffmpeg).');
 
+  // Cleanups run last registered first: the browser closes before the folder with its profile is removed.
+  const cleanups: (() => Promise<unknown>)[] = [];
+  t.after(async () => {
+    const failures: unknown[] = [];
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((error: unknown) => failures.push(error));
+    if (failures.length > 0) throw failures[0];
+  });
   const work = await mkdtemp(join(tmpdir(), 'virtual-anchor-demo-test-'));
-  t.after(() => rm(work, { recursive: true, force: true }));
+  cleanups.push(() => rm(work, { recursive: true, force: true }));
 
   // The page, built by the project's build into a private folder, and a speech recording.
   const speech = join(work, 'hello-anchor.wav');
@@ -109,7 +139,7 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   ]);
 
   // The example's setup in-process: the page at /, then the middleware.
-  const lipSync = new WaveformLipSyncDouble();
+  const lipSync = new CountingLipSync(builtIn ? await builtInLipSync() : new WaveformLipSyncDouble());
   const separation = new FilterSeparationDouble();
   const media = virtualAnchor({
     apiKeys: [KEY],
@@ -117,19 +147,35 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
     logger: false,
     dangerousFlagDelayMs: 1500,
     // Photo avatars use stand-ins in both modes: the page's flow is what is tested, on a synthetic picture.
-    backends: { ...(builtIn ? {} : { lipSync, separation }), faceDetector: new ShapeFaceDetectorDouble(), photoRenderer: new StillPhotoRendererDouble() },
+    backends: { lipSync, ...(builtIn ? {} : { separation }), faceDetector: new ShapeFaceDetectorDouble(), photoRenderer: new StillPhotoRendererDouble() },
   });
   const app = express();
   app.use(demoPage({ root, buildIfMissing: false }));
   app.use(media);
   const server: Server = createServer(app);
   await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
-  t.after(async () => {
+  cleanups.push(async () => {
     server.closeAllConnections();
     await new Promise((ok) => server.close(ok));
     await media.instance.close();
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  // Earlier jobs of the key, made through the API (so the page knows neither their label nor their avatar): the
+  // oldest completes, the others fail on purpose. With the page's two they make 9: the current one and 8 earlier.
+  const api = new VirtualAnchorClient({ baseUrl: base, apiKey: KEY });
+  const seeded = (async () => {
+    const upload = await api.uploads.create(new Blob([await readFile(speech)], { type: 'audio/wav' }), { fileName: 'seeded.wav' });
+    const avatarId = (await api.avatars.list({ perPage: 1 })).data[0]!.uid;
+    const completed = await api.avatarVideos.create({ audioUrl: upload.url, avatarId });
+    for (let i = 0; i < SEEDED_FAILING; i++) {
+      await api.avatarVideos.create({ audioUrl: upload.url, avatarId, dangerousFlag: true });
+      await new Promise((ok) => setTimeout(ok, 5)); // distinct createdAt
+    }
+    const done = await api.avatarVideos.waitForCompletion(completed.uid, { signal: AbortSignal.timeout(builtIn ? 280_000 : 120_000), backoff: { maxMs: 2000 } });
+    assert.equal(done.status, 'completed', `the seeded job ended in ${done.status}: ${JSON.stringify(done.errorReason)}`);
+  })();
+  seeded.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
 
   // A real browser with a fresh profile.
   const context: BrowserContext = await chromium.launchPersistentContext(join(work, 'profile'), {
@@ -141,7 +187,7 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
     colorScheme: 'light',
     reducedMotion: 'reduce',
   });
-  t.after(() => context.close());
+  cleanups.push(() => context.close());
   const page: Page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];
   page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
@@ -214,6 +260,9 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   const chosen = 'My portrait';
 
   // A job that fails on purpose shows the reason the service gives.
+  await seeded;
+  const callsBefore = lipSync.calls;
+  assert.equal(callsBefore, 1, 'the seeded job that completes ran the engine once');
   await page.getByLabel('Upload a recording').first().setInputFiles(speech);
   await page.locator('summary', { hasText: 'More options' }).click();
   await page.getByLabel('Fail on purpose').check();
@@ -222,7 +271,7 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   await failed.waitFor({ timeout: 30_000 });
   assert.match(await failed.locator('.job-error').innerText(), /dangerousFlag/);
   assert.equal(await failed.locator('.job-error code').textContent(), 'dangerous_flag');
-  assert.equal(lipSync.calls, 0, 'a dangerousFlag job runs no engine');
+  assert.equal(lipSync.calls, callsBefore, 'a dangerousFlag job runs no engine');
   if (builtIn) t.diagnostic('DEMO_TEST_ENGINES=built-in: the built-in engines make the video and the stems');
 
   // The real thing: upload the recording, create the job, wait for `completed`.
@@ -236,8 +285,13 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   const engineMs = builtIn ? 280_000 : 120_000;
   await untilFinal(job, engineMs);
   t.diagnostic(`video job completed ${Date.now() - started} ms after clicking Create video`);
-  assert.equal(lipSync.calls, builtIn ? 0 : 1);
-  if (!builtIn) assert.equal(lipSync.photoCalls, 1, 'the video was made with the photo avatar');
+  assert.equal(lipSync.calls, callsBefore + 1, 'the job ran the lip-sync engine once');
+  assert.equal(lipSync.photoCalls, 1, 'the video was made with the photo avatar');
+  // The new job is the current one (the only full card); the failed one moved to the compact list.
+  assert.equal(await page.locator('#video-jobs .job').count(), 1);
+  const movedDown = page.locator('#video-earlier .earlier-job').first();
+  assert.match(await movedDown.locator('.job-title').innerText(), new RegExp(`${chosen} · hello-anchor\\.wav`));
+  assert.equal(await movedDown.getAttribute('data-status'), 'error');
   assert.deepEqual(uploads, [{ key: KEY }, { key: KEY }], 'each job uploaded the recording with POST /v1/uploads and the key header');
   assert.equal(await job.getAttribute('data-status'), 'completed');
   assert.equal(await job.locator('.badge').textContent(), 'Completed');
@@ -248,7 +302,9 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
     element.muted = true;
     await element.play();
     const start = element.currentTime;
-    await new Promise((ok) => setTimeout(ok, 1200));
+    // Playing advances currentTime; a loaded machine decodes slower than real time, so wait for it up to 15 s.
+    const deadline = Date.now() + 15_000;
+    while (element.currentTime - start <= 0.5 && Date.now() < deadline) await new Promise((ok) => setTimeout(ok, 50));
     return { start, now: element.currentTime, duration: element.duration, width: element.videoWidth, error: element.error?.message ?? null };
   });
   t.diagnostic(`playback: ${JSON.stringify(playback)}`);
@@ -279,33 +335,66 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   // Reload: the key is kept in this tab and the jobs come back from the API's lists.
   await page.reload();
   await page.locator('#video-jobs .job[data-status="completed"]').waitFor();
-  assert.equal(await page.locator('#video-jobs .job').count(), 2);
   assert.equal(await page.locator('#separation-jobs .job').count(), 1);
-  await page.locator('.avatar label', { hasText: chosen }).click();
-  await page.locator('#avatar-preview').waitFor();
+  assert.equal(await page.locator('#separation-earlier').isVisible(), false, 'one separation: no earlier ones');
 
-  // Screenshot for the README: the finished video paused on a frame with speech in it.
-  await page.locator('#video-jobs .job[data-status="completed"] video').evaluate(async (element: Media) => {
-    // Played (not seeked) to a frame, so the frame is buffered and no loading spinner is drawn.
-    element.muted = true;
-    await element.play();
-    while (element.currentTime < 1.6) await new Promise((ok) => setTimeout(ok, 20));
-    element.pause();
-  });
-  await page.locator('#avatar-preview-video').evaluate(async (element: Media) => {
-    element.pause();
-    if (element.readyState < 2) await new Promise<void>((ok) => element.addEventListener('loadeddata', () => ok(), { once: true }));
-  });
-  await page.evaluate(() => document.activeElement?.blur());
-  await mkdir(DOCS, { recursive: true });
-  await page.screenshot({ path: join(DOCS, 'demo.png'), fullPage: true });
+  // Videos: the newest is the current job, the only one with a player; the 8 earlier ones are a compact list,
+  // newest first (the API's order), 6 a page.
+  const newestFirst = (await api.avatarVideos.list({ perPage: 100 })).data.map((v) => v.uid);
+  assert.equal(newestFirst.length, SEEDED_FAILING + 3);
+  const earlier = newestFirst.slice(1);
+  assert.equal(await page.locator('#video-jobs .job').count(), 1);
+  assert.equal(await page.locator('#video-jobs .job').getAttribute('data-uid'), newestFirst[0]);
+  assert.equal(await page.locator('#video-jobs video').count(), 1);
+  const compact = page.locator('#video-earlier .earlier-job');
+  const shownUids = () => compact.evaluateAll((items) => items.map((item) => (item as unknown as { dataset: { uid: string } }).dataset.uid));
+  assert.match(await page.locator('#video-earlier .earlier-title').innerText(), /Earlier videos \(8\)/);
+  assert.deepEqual(await shownUids(), earlier.slice(0, PER_PAGE), 'page 1: the 6 newest earlier jobs, newest first');
+  assert.equal(await page.locator('#video-earlier video[controls], #video-earlier audio').count(), 0, 'no player in the compact list');
+  const previous = page.getByRole('button', { name: 'Previous' });
+  const next = page.getByRole('button', { name: 'Next' });
+  assert.equal(await page.locator('#video-earlier .page-status').innerText(), 'Page 1 of 2');
+  assert.equal(await previous.isDisabled(), true);
+  assert.equal(await next.isDisabled(), false);
+
+  // Made in this tab: the page's failed job, titled, with its avatar's thumbnail as poster. Seeded through the API:
+  // a placeholder (a failed job has no video, and the page does not know its avatar).
+  const mine = compact.first();
+  assert.match(await mine.locator('.job-title').innerText(), new RegExp(`${chosen} · hello-anchor\\.wav`));
+  assert.equal(await mine.getAttribute('data-status'), 'error');
+  const thumbnail = mine.locator('.earlier-poster img');
+  assert.match((await thumbnail.getAttribute('src')) ?? '', /\/files\//);
+  await thumbnail.evaluate((img: Picture) => (img.naturalWidth > 0 ? undefined : new Promise<void>((ok) => img.addEventListener('load', () => ok(), { once: true }))));
+  assert.equal(await compact.nth(1).locator('.poster-placeholder').count(), 1);
+  assert.equal(await compact.nth(1).getByRole('link').count(), 0, 'a failed job has nothing to play');
+
+  // Next: the 2 oldest, the seeded job that completed last of all, its poster the video's first frame and a link to play it.
+  await next.click();
+  assert.deepEqual(await shownUids(), earlier.slice(PER_PAGE));
+  assert.equal(await page.locator('#video-earlier .page-status').innerText(), 'Page 2 of 2');
+  assert.equal(await next.isDisabled(), true);
+  assert.equal(await previous.isDisabled(), false);
+  const oldest = compact.last();
+  assert.equal(await oldest.getAttribute('data-status'), 'completed');
+  const frame = await oldest.locator('.earlier-poster video').evaluate((element: Media) =>
+    element.readyState >= 2 ? element.videoWidth : new Promise<number>((ok, fail) => {
+      element.addEventListener('loadeddata', () => ok(element.videoWidth), { once: true });
+      element.addEventListener('error', () => fail(new Error(element.error?.message)), { once: true });
+    }),
+  );
+  assert.ok(frame > 0, 'the poster shows the video\'s first frame');
+  const play = oldest.getByRole('link', { name: /^Play Video [0-9a-f]{8} \(opens in a new tab\)$/ });
+  assert.match((await play.getAttribute('href')) ?? '', /\/files\//);
+  assert.equal(await play.getAttribute('target'), '_blank');
+  assert.match((await oldest.getByRole('link', { name: /^Download Video / }).getAttribute('href')) ?? '', /\/files\//);
+  await previous.click();
+  assert.deepEqual(await shownUids(), earlier.slice(0, PER_PAGE), 'Previous goes back to page 1');
 
   // Phone width: nothing overflows sideways.
   await page.setViewportSize({ width: 375, height: 812 });
   await page.evaluate(() => window.scrollTo(0, 0));
   const widths = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth }));
   assert.ok(widths.scroll <= widths.client, `no horizontal scrolling at 375 px (${widths.scroll} > ${widths.client})`);
-  await page.screenshot({ path: join(DOCS, 'demo-mobile.png'), fullPage: false });
 
   assert.deepEqual([...remote], [], 'the page loads nothing from other hosts');
   assert.deepEqual(problems, [], 'no script errors in the page');

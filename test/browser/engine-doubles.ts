@@ -16,13 +16,8 @@ const ffmpeg = () => process.env.FFMPEG_PATH ?? 'ffmpeg';
  * audio, H.264 (yuv420p) + AAC, as long as the audio (`-shortest`).
  */
 export class WaveformLipSyncDouble implements LipSyncEngine {
-  calls = 0;
-  /** Runs that got a photo avatar (`input.photo`); their picture is the photo. */
-  photoCalls = 0;
-
+  /** With a photo avatar (`input.photo`) the picture is the photo. */
   async render(input: LipSyncInput, context: EngineContext): Promise<void> {
-    this.calls++;
-    if (input.photo) this.photoCalls++;
     const size = Math.min(input.avatar.width, 384);
     const waveHeight = Math.round(size / 2.4);
     const filter =

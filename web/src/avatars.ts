@@ -50,6 +50,11 @@ export class AvatarPicker {
     return this.avatars.find((a) => a.uid === uid)?.name;
   }
 
+  /** The signed link to an avatar's thumbnail, once the catalogue is loaded and the thumbnail made. */
+  thumbnailOf(uid: string): string | undefined {
+    return this.avatars.find((a) => a.uid === uid)?.thumbnailPath || undefined;
+  }
+
   /** Loads the list again and selects `uid` (a photo avatar just made), showing its preview. */
   async select(uid: string): Promise<void> {
     await this.load();

@@ -5,7 +5,7 @@
 import { connectTo, describeError, type SeparationJob, type VideoJob, type VirtualAnchorClient } from './api.js';
 import { AvatarPicker } from './avatars.js';
 import { announce, byId, h, setStatus } from './dom.js';
-import { JobList, rememberLabel } from './jobs.js';
+import { JobList, recall, rememberJob } from './jobs.js';
 import { PhotoAvatarForm } from './photo-avatar.js';
 
 const KEY_STORAGE = 'virtual-anchor-demo:key';
@@ -23,16 +23,38 @@ function player<K extends 'video' | 'audio'>(tag: K, src: string, label: string,
   return element;
 }
 
-function download(href: string, text: string, fileName: string): HTMLAnchorElement {
-  return h('a', { class: 'download', href, download: fileName }, text);
+/** A download link; `label` names it for screen readers where the text alone is ambiguous (a list of them). */
+function download(href: string, text: string, fileName: string, label?: string): HTMLAnchorElement {
+  return h('a', { class: 'download', href, download: fileName, 'aria-label': label }, text);
 }
 
 const deletedNote = () => h('p', { class: 'job-note' }, 'The result was deleted (results are kept 24 hours).');
+const deletedLink = () => h('span', { class: 'muted' }, 'Result deleted (results are kept 24 hours)');
+
+const avatars = new AvatarPicker(currentApi);
+
+/**
+ * The small picture of an earlier video: the thumbnail of its avatar when this tab made the job (the API does not
+ * say which avatar a job used), else the video's first frame, else a placeholder.
+ */
+function videoPoster(job: VideoJob): Node {
+  const avatarId = recall(job.uid)?.avatarId;
+  const thumbnail = avatarId ? avatars.thumbnailOf(avatarId) : undefined;
+  const placeholder = () => h('span', { class: 'poster-placeholder', 'aria-hidden': 'true' }, job.status === 'error' ? '!' : '▶');
+  if (thumbnail) return h('img', { src: thumbnail, alt: '', width: '72', height: '72', decoding: 'async' });
+  if (job.status !== 'completed' || !job.path) return placeholder();
+  // preload="metadata" and a time in the fragment: the browser fetches the start of the file and shows that frame.
+  const frame = h('video', { src: `${job.path}#t=0.1`, preload: 'metadata', muted: true, playsinline: true, 'aria-hidden': 'true', tabindex: '-1' });
+  frame.addEventListener('error', () => frame.replaceWith(placeholder()), { once: true });
+  return frame;
+}
 
 const videos = new JobList<VideoJob>({
   listId: 'video-jobs',
   emptyId: 'video-empty',
+  earlierId: 'video-earlier',
   noun: 'Video',
+  plural: 'videos',
   fetchOne: (uid) => currentApi()!.avatarVideos.get(uid),
   watch: (uid, options) => currentApi()!.avatarVideos.waitForCompletion(uid, options),
   busyText: { pending: 'Waiting for a free worker…', ongoing: 'Rendering the video…' },
@@ -43,31 +65,53 @@ const videos = new JobList<VideoJob>({
       h('p', { class: 'job-links' }, download(job.path, 'Download mp4', `${job.uid}.mp4`)),
     ];
   },
+  renderCompact: (job, title) => {
+    const poster = videoPoster(job);
+    if (job.status !== 'completed') return { poster, links: [] };
+    if (!job.path) return { poster, links: [deletedLink()] };
+    const open = { href: job.path, target: '_blank', rel: 'noopener' };
+    return {
+      // The picture opens the video too; the text link is the one keyboards and screen readers get.
+      poster: h('a', { ...open, class: 'poster-link', tabindex: '-1', 'aria-hidden': 'true' }, poster),
+      links: [
+        h('a', { ...open, class: 'play', 'aria-label': `Play ${title} (opens in a new tab)` }, 'Play'),
+        download(job.path, 'Download', `${job.uid}.mp4`, `Download ${title}`),
+      ],
+    };
+  },
 });
+
+const stemExtension = (url: string) => (/\.wav(\?|$)/.test(url) ? 'wav' : 'mp3');
 
 const separations = new JobList<SeparationJob>({
   listId: 'separation-jobs',
   emptyId: 'separation-empty',
+  earlierId: 'separation-earlier',
   noun: 'Separation',
+  plural: 'separations',
   fetchOne: (uid) => currentApi()!.sourceSeparations.get(uid),
   watch: (uid, options) => currentApi()!.sourceSeparations.waitForCompletion(uid, options),
   busyText: { pending: 'Waiting for a free worker…', ongoing: 'Separating speech from ambience…' },
   renderBody: (job, refresh) => {
     if (!job.path?.speech || !job.path.ambience) return [deletedNote()];
-    const ext = (url: string) => (/\.wav(\?|$)/.test(url) ? 'wav' : 'mp3');
     const stem = (name: string, title: string, url: string) =>
       h(
         'div',
         { class: 'stem' },
         h('p', { class: 'stem-title', id: `${name}-${job.uid}` }, title),
         player('audio', url, `${title} of the separation`, refresh),
-        download(url, `Download ${title.toLowerCase()}`, `${job.uid}-${name}.${ext(url)}`),
+        download(url, `Download ${title.toLowerCase()}`, `${job.uid}-${name}.${stemExtension(url)}`),
       );
     return [h('div', { class: 'stems' }, stem('speech', 'Speech', job.path.speech), stem('ambience', 'Ambience', job.path.ambience))];
   },
+  renderCompact: (job, title) => {
+    if (job.status !== 'completed') return { links: [] };
+    if (!job.path?.speech || !job.path.ambience) return { links: [deletedLink()] };
+    const stem = (name: string, url: string) => download(url, name, `${job.uid}-${name.toLowerCase()}.${stemExtension(url)}`, `Download the ${name.toLowerCase()} of ${title}`);
+    return { links: [stem('Speech', job.path.speech), stem('Ambience', job.path.ambience)] };
+  },
 });
 
-const avatars = new AvatarPicker(currentApi);
 const photoAvatars = new PhotoAvatarForm(currentApi, (avatar) => avatars.select(avatar.uid));
 
 // ---------------------------------------------------------------- the key
@@ -98,12 +142,14 @@ async function connect(key: string, fromStorage: boolean): Promise<void> {
   forgetButton.hidden = false;
   workspace.hidden = false;
   await Promise.all([avatars.load(true), loadJobs()]);
+  // Earlier videos drawn before the catalogue came get their avatar's thumbnail now.
+  videos.redrawEarlier();
 }
 
 async function loadJobs(): Promise<void> {
   const client = api;
   if (!client) return;
-  const [v, s] = await Promise.allSettled([client.avatarVideos.list({ perPage: 20 }), client.sourceSeparations.list({ perPage: 20 })]);
+  const [v, s] = await Promise.allSettled([client.avatarVideos.list({ perPage: 100 }), client.sourceSeparations.list({ perPage: 100 })]);
   if (api !== client) return;
   if (v.status === 'fulfilled') videos.showAll(v.value.data);
   if (s.status === 'fulfilled') separations.showAll(s.value.data);
@@ -239,7 +285,7 @@ handleSubmit(videoForm, videoStatus, async () => {
     ...(bg ? { backgroundUrl: bg.url } : {}),
     ...(dangerous.checked ? { dangerousFlag: true } : {}),
   });
-  rememberLabel(job.uid, `${avatar.name} · ${audio!.name}`);
+  rememberJob(job.uid, { label: `${avatar.name} · ${audio!.name}`, avatarId: avatar.uid });
   videos.add(job);
   announce(`Video job created for ${avatar.name}.`);
   return `Job created: ${avatar.name} speaking ${audio!.name}. Its status is in “Your videos” below.`;
@@ -257,7 +303,7 @@ handleSubmit(separationForm, separationStatus, async () => {
   const input = await resolveSource(mix, separationProgress, separationStatus);
   setStatus(separationStatus, 'Creating the separation job…', 'busy');
   const job = await api!.sourceSeparations.create({ audioUri: input!.url });
-  rememberLabel(job.uid, input!.name);
+  rememberJob(job.uid, { label: input!.name });
   separations.add(job);
   announce(`Separation job created for ${input!.name}.`);
   return `Job created for ${input!.name}. Its status is in “Your separations” below.`;
