@@ -378,7 +378,9 @@ export const optionsSchema = z
           .int()
           .min(0)
           .default(4)
-          .describe('portraits of one key that may wait for face detection (`POST /v2/avatar`): one detection runs at a time and keys take turns; one more is 429 `too_many_requests` with `Retry-After`'),
+          .describe(
+            'portraits of one key that may wait for face detection (`POST /v2/avatar`): one detection runs at a time and keys take turns (round-robin, so another key\'s photo is next); one more is 429 `too_many_requests` with `Retry-After` (an estimate from recent detection times)',
+          ),
         maxDownloadBytes: posInt.default(200 * 1024 * 1024).describe('largest file fetched from an input URL (`audioUrl`, `audioUri`, `backgroundUrl`, `imageUrl`)'),
         downloadTimeoutMs: posMs.default(60_000).describe('time limit of such a download'),
         maxAvatarAudioSec: z.number().positive().default(300).describe('longest speech for a video, in seconds (SPEC §8: 5 minutes)'),

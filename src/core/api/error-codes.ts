@@ -103,7 +103,7 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
     description: 'Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection',
     codes: {
       too_many_requests:
-        'too many requests of one key waiting (`concurrency.maxQueuedRequestsPerKey`), or too many of its photos waiting for face detection (`limits.maxQueuedPhotosPerKey`)',
+        'too many requests of one key waiting (`concurrency.maxQueuedRequestsPerKey`), or too many of its photos waiting for face detection (`limits.maxQueuedPhotosPerKey`); `Retry-After` gives the seconds to wait',
     },
     headers: { 'retry-after': 'Seconds to wait before retrying' },
   },
