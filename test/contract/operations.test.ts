@@ -19,7 +19,7 @@ import {
 } from '../../src/index.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError, waitFor, waitForJob } from '../helpers/checks.js';
-import { FakeLipSyncEngine } from '../helpers/engines.js';
+import { FakeLipSyncEngine, HeldAvatarRenderer } from '../helpers/engines.js';
 import { useHarness } from '../helpers/harness.js';
 import { parsePrometheusText, sampleValue } from '../helpers/prometheus-text.js';
 
@@ -83,6 +83,43 @@ for (const adapter of ADAPTERS) {
         assert.equal((await app.http.get('/api/healthz')).status, 200, 'liveness does not depend on the stores');
       } finally {
         store.down = false;
+      }
+    });
+
+    it('answers GET /readyz 503 naming the avatars still rendering, then 200 once each has assets or a logged failure', async () => {
+      const renderer = new HeldAvatarRenderer(['Ava']);
+      const logged: string[] = [];
+      const logger = { info() {}, warn() {}, debug() {}, error: (message: string, fields?: object) => logged.push(`${message} ${JSON.stringify(fields)}`) };
+      const held = await makeApp(adapter, { skipAvatarWait: true, logger, backends: { avatarRenderer: renderer } });
+      try {
+        const readiness = async () => {
+          const res = await held.http.get('/readyz');
+          return res.status === 200 ? 'ready' : (assertError(res, 503, 'unavailable'), res.body.error.message as string);
+        };
+        await waitFor('Amara to be held', async () => (renderer.holding === 'Amara' ? true : undefined));
+        assert.equal(await readiness(), 'not ready: avatar assets still rendering: Amara, Ava, Kenji');
+        const listed = await held.http.get('/v2/avatar').set('key', KEYS.c);
+        assert.equal(listed.body.data[0].path, '', 'no link while the video renders');
+
+        renderer.release('Amara');
+        // Ava's thumbnail fails: logged, and not waited for.
+        await waitFor('Kenji to be held', async () => (renderer.holding === 'Kenji' ? true : undefined));
+        assert.equal(await readiness(), 'not ready: avatar assets still rendering: Kenji');
+        assert.equal(logged.filter((line) => line.startsWith('avatar asset generation failed') && line.includes('ava')).length, 1, logged.join('\n'));
+
+        renderer.release('Kenji');
+        assert.equal(await waitFor('ready', async () => ((await readiness()) === 'ready' ? 'ready' : undefined)), 'ready');
+        const ready = await held.http.get('/readyz');
+        assert.deepEqual([ready.status, ready.body], [200, { status: 'ready' }]);
+        const avatars = (await held.http.get('/v2/avatar').set('key', KEYS.c)).body.data as { name: string; path: string; thumbnailGenerationStatus: string }[];
+        assert.deepEqual(
+          avatars.map((avatar) => [avatar.name, avatar.thumbnailGenerationStatus, avatar.path !== '']),
+          [['Amara', 'completed', true], ['Ava', 'error', false], ['Kenji', 'completed', true]],
+        );
+      } finally {
+        renderer.release('Amara');
+        renderer.release('Kenji');
+        await held.close();
       }
     });
 

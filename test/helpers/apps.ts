@@ -32,6 +32,8 @@ export interface AppOptions extends Partial<VirtualAnchorOptions> {
   mountPath?: string;
   /** Put a JSON body parser in front of the middleware (`express.json()`; for Koa, one like koa-bodyparser). */
   jsonBodyParser?: boolean;
+  /** Resolve before the avatar assets exist (default: wait for them). */
+  skipAvatarWait?: boolean;
 }
 
 /** What koa-bodyparser does for JSON, in a few lines (the package is not a dependency). */
@@ -69,10 +71,10 @@ const open = new Set<TestApp>();
  * Starts an Express or Koa app mounting a fresh instance: a unique temp `dataDir`, silent logger,
  * private URLs allowed, built-in avatars with a copying asset renderer, engine doubles, and a
  * 300 ms `dangerousFlag` delay, and the fast static ffmpeg/ffprobe builds. `options` override these (`backends` entries one by one).
- * Resolves once the instance is ready and the avatar assets exist.
+ * Resolves once the instance is ready and the avatar assets exist (unless `skipAvatarWait`).
  */
 export async function makeApp(adapter: Adapter, options: AppOptions = {}): Promise<TestApp> {
-  const { mountPath, jsonBodyParser, backends, ...rest } = options;
+  const { mountPath, jsonBodyParser, skipAvatarWait, backends, ...rest } = options;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), `va-contract-${adapter}-`)));
   const lipSync = new FakeLipSyncEngine();
   const separation = new FakeSeparationEngine();
@@ -132,7 +134,7 @@ export async function makeApp(adapter: Adapter, options: AppOptions = {}): Promi
   open.add(testApp);
   try {
     await instance.ready();
-    await instance.avatarsReady();
+    if (!skipAvatarWait) await instance.avatarsReady();
   } catch (error) {
     await testApp.close();
     throw error;

@@ -261,3 +261,49 @@ export class RacingAvatarRenderer extends FakeAvatarRenderer {
     await super.renderThumbnail(avatar, outputPath);
   }
 }
+
+/**
+ * A {@link FakeAvatarRenderer} that holds start-up rendering as a slow real renderer does: each avatar's idle video
+ * waits until the test calls {@link HeldAvatarRenderer.release} with its name (or the render is aborted), and the
+ * thumbnail of an avatar named in `failing` throws.
+ */
+export class HeldAvatarRenderer extends FakeAvatarRenderer {
+  /** The name of the avatar whose idle video waits now, if any. */
+  holding?: string;
+  private readonly released = new Map<string, () => void>();
+  private readonly gates = new Map<string, Promise<void>>();
+
+  constructor(private readonly failing: readonly string[] = []) {
+    super();
+  }
+
+  /** Lets the idle video of the avatar named `name` finish (before or while it waits). */
+  release(name: string): void {
+    this.gate(name);
+    this.released.get(name)!();
+  }
+
+  override async renderIdleVideo(avatar: { name: string }, outputPath: string, signal?: AbortSignal): Promise<void> {
+    this.holding = avatar.name;
+    try {
+      await (signal ? Promise.race([this.gate(avatar.name), aborted(signal)]) : this.gate(avatar.name));
+    } finally {
+      this.holding = undefined;
+    }
+    await super.renderIdleVideo(avatar, outputPath);
+  }
+
+  override async renderThumbnail(avatar: { name: string }, outputPath: string): Promise<void> {
+    if (this.failing.includes(avatar.name)) throw new Error(`test renderer: ${avatar.name} cannot be drawn`);
+    await super.renderThumbnail(avatar, outputPath);
+  }
+
+  private gate(name: string): Promise<void> {
+    let gate = this.gates.get(name);
+    if (!gate) {
+      gate = new Promise<void>((resolve) => this.released.set(name, resolve));
+      this.gates.set(name, gate);
+    }
+    return gate;
+  }
+}

@@ -9,7 +9,8 @@ const statusBody = (value: string) =>
 
 /**
  * GET /healthz (liveness: 200 while the process serves, even during start-up), GET /readyz (200 when the job
- * store and the blob store answer, else 503 `unavailable` with the reason) and, when enabled, GET /metrics
+ * store and the blob store answer and the avatars' start-up assets are rendered or failed, else 503 `unavailable`
+ * with the reason) and, when enabled, GET /metrics
  * (Prometheus text). No key on any of them.
  */
 export function operationsRoutes(deps: ApiDeps): Route[] {
@@ -35,8 +36,9 @@ export function operationsRoutes(deps: ApiDeps): Route[] {
       family: 'none',
       whileStarting: true,
       doc: {
-        summary: 'Readiness: 200 when started and the job store and blob store answer',
-        description: 'Answers 503 `unavailable` while starting, after a failed start, or when a store fails or takes over 2 s; the message names which.',
+        summary: 'Readiness: 200 when started, the job store and blob store answer and the avatars\' assets are rendered',
+        description:
+          'Answers 503 `unavailable` while starting, after a failed start, when a store fails or takes over 2 s, or while this process is still rendering avatars\' assets at start-up; the message names which (`avatar assets still rendering: Amara, Ava`). An avatar whose rendering failed is not waited for (the failure is logged and its `thumbnailGenerationStatus` is `error`).',
         tag: 'Operations',
         responses: { 200: { description: 'Ready', body: statusBody('ready') } },
         errors: [],

@@ -86,6 +86,19 @@ export class AvatarCatalogue {
     this.watch.unref();
   }
 
+  /**
+   * The names of the avatars whose assets this process is still rendering, in definition order: those missing an
+   * asset whose rendering has not failed (a failure is logged and sets `thumbnailGenerationStatus` to `error`, so
+   * a broken avatar does not keep readiness down). Empty in a process that renders no assets (role `api`, or
+   * `backends.avatarRenderer: false`): it has nothing to wait for.
+   */
+  stillRendering(): string[] {
+    if (!this.renderer) return [];
+    return this.entries
+      .filter((entry) => entry.thumbnailGenerationStatus !== 'error' && !ASSETS.every((asset) => entry.assets[asset.name]))
+      .map((entry) => entry.name);
+  }
+
   /** One page of the catalogue, in definition order. */
   list(page: number, perPage: number): { total: number; items: AvatarEntry[] } {
     const start = (page - 1) * perPage;
