@@ -10,9 +10,8 @@ import type { Route } from './http/router.js';
 import { HttpCore } from './service.js';
 import { LinkBuilder } from './links.js';
 import { presigner } from '../storage/blob-files.js';
-import type { ApiDeps } from './api/deps.js';
-import { buildRoutes } from './api/routes.js';
-import { operationsRoutes } from './api/operations-routes.js';
+import { optionDeps, type ApiDeps } from './api/deps.js';
+import { servedRoutes } from './api/routes.js';
 import { buildOpenApi } from './api/openapi.js';
 import { buildServices, type Services } from './wiring/build-services.js';
 import { Startup } from './startup.js';
@@ -89,12 +88,10 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
   };
 
   const failureText = (error: unknown) => String((error as Error)?.message ?? error);
-  const paging = { defaultPerPage: resolved.limits.defaultPerPage, maxPerPage: resolved.limits.maxPerPage };
   let openapi: object | undefined;
   const routes: Route[] = [];
   const deps: ApiDeps = {
-    paging,
-    maxJsonBytes: resolved.limits.maxJsonBytes,
+    ...optionDeps(resolved, () => metrics!.scrape()),
     get jobs() {
       return started().jobs;
     },
@@ -132,10 +129,9 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
       if (failure !== undefined) throw new ApiError(503, 'unavailable', `the service failed to start: ${failureText(failure)}`);
       throw new ApiError(503, 'unavailable', 'the service is starting');
     },
-    metrics: resolved.metrics ? { path: resolved.metrics.path, scrape: () => metrics!.scrape() } : undefined,
   };
   // A worker serves no API: only its health, readiness (and metrics); every other request passes on.
-  routes.push(...(resolved.role === 'worker' ? operationsRoutes(deps) : buildRoutes(deps)));
+  routes.push(...servedRoutes(resolved.role, deps));
   const http = new HttpCore(
     routes,
     {

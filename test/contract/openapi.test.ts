@@ -13,6 +13,7 @@ import { buildRoutes } from '../../src/core/api/routes.js';
 import type { ApiDeps } from '../../src/core/api/deps.js';
 import { ERROR_STATUSES } from '../../src/core/api/error-codes.js';
 import { openApiPath } from '../../src/core/api/openapi.js';
+import { servedOpenApi } from '../../src/core/api/served-openapi.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError } from '../helpers/checks.js';
 import { useHarness } from '../helpers/harness.js';
@@ -57,6 +58,12 @@ for (const adapter of ADAPTERS) {
       assert.equal(doc.openapi, '3.1.0');
       assert.doesNotMatch(JSON.stringify(doc), /#\/\$defs\//);
       await SwaggerParser.validate(structuredClone(doc) as never);
+    });
+
+    it('is what servedOpenApi builds for the same options, less `servers` (the client types are generated from it)', () => {
+      const { servers, ...served } = doc;
+      assert.deepEqual(servers, [{ url: app.origin }]);
+      assert.deepEqual(served, JSON.parse(JSON.stringify(servedOpenApi({ apiKeys: ['documentation'], metrics: true }))));
     });
 
     it('is read by openapi-typescript into types of every path and schema', async () => {

@@ -9,6 +9,7 @@ import type { PagingLimits } from '../schemas/common.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import type { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
 import type { InputPort } from '../jobs/input-port.js';
+import type { ResolvedOptions } from '../options.js';
 
 /** Receives a multipart upload into the blob store; throws an `ApiError` on bad input. */
 export interface UploadPort {
@@ -44,6 +45,18 @@ export interface ApiDeps {
   idempotency: Idempotency;
   /** The Prometheus metrics and where they are served, when the `metrics` option is on. */
   metrics?: { path: string; scrape(): Promise<{ contentType: string; text: string }> };
+}
+
+/**
+ * The part of {@link ApiDeps} that the options alone give: all that the route table reads while it is built
+ * (the rest is read by handlers, once started). `scrape` serves the metrics when they are on.
+ */
+export function optionDeps(resolved: ResolvedOptions, scrape: () => Promise<{ contentType: string; text: string }>): Pick<ApiDeps, 'paging' | 'maxJsonBytes' | 'metrics'> {
+  return {
+    paging: { defaultPerPage: resolved.limits.defaultPerPage, maxPerPage: resolved.limits.maxPerPage },
+    maxJsonBytes: resolved.limits.maxJsonBytes,
+    metrics: resolved.metrics ? { path: resolved.metrics.path, scrape } : undefined,
+  };
 }
 
 /** The paginated envelope (SPEC §2.5). */

@@ -1,4 +1,5 @@
 import type { Route } from '../http/router.js';
+import type { ResolvedOptions } from '../options.js';
 import type { ApiDeps } from './deps.js';
 import { avatarRoutes } from './avatar-routes.js';
 import { photoAvatarRoutes } from './photo-avatar-routes.js';
@@ -21,4 +22,9 @@ export function buildRoutes(deps: ApiDeps): Route[] {
     ...openapiRoutes(deps),
     ...operationsRoutes(deps),
   ];
+}
+
+/** The routes an instance of this `role` mounts: a worker serves no API, only its health, readiness (and metrics). */
+export function servedRoutes(role: ResolvedOptions['role'], deps: ApiDeps): Route[] {
+  return role === 'worker' ? operationsRoutes(deps) : buildRoutes(deps);
 }
