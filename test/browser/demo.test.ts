@@ -20,23 +20,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import express from 'express';
-import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { BrowserContext, Locator, Page } from 'playwright-core';
 import { virtualAnchor, type EngineContext, type LipSyncEngine, type LipSyncInput } from '../../src/index.js';
 import { VirtualAnchorClient } from '../../src/client/index.js';
 import { demoPage } from '../../examples/demo-page.js';
 import { buildWeb } from '../../scripts/build-web.js';
+import { CHROMIUM, launchChromium } from '../../scripts/chromium.js';
 import { FilterSeparationDouble, ShapeFaceDetectorDouble, StillPhotoRendererDouble, WaveformLipSyncDouble } from './engine-doubles.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
 const KEY = 'demo-test-key';
 const builtIn = process.env.DEMO_TEST_ENGINES === 'built-in';
 const run = promisify(execFile);
@@ -178,15 +169,7 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   seeded.catch(() => undefined); // awaited below; a failure meanwhile is not unhandled
 
   // A real browser with a fresh profile.
-  const context: BrowserContext = await chromium.launchPersistentContext(join(work, 'profile'), {
-    executablePath: CHROMIUM,
-    args: CHROMIUM_ARGS,
-    headless: true,
-    viewport: { width: 1100, height: 900 },
-    deviceScaleFactor: 1,
-    colorScheme: 'light',
-    reducedMotion: 'reduce',
-  });
+  const context: BrowserContext = await launchChromium(join(work, 'profile'), { width: 1100, height: 900 });
   cleanups.push(() => context.close());
   const page: Page = context.pages()[0] ?? (await context.newPage());
   const problems: string[] = [];
