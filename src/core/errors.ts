@@ -12,7 +12,7 @@ export interface FieldIssue {
  */
 export interface ErrorBody {
   error: {
-    /** Stable, machine-readable code (see README, "Errors"). */
+    /** Stable, machine-readable code (see docs/errors.md). */
     code: string;
     /** Human-readable explanation. */
     message: string;

@@ -201,7 +201,7 @@ export interface VirtualAnchorOptions {
   avatars?: {
     /** Include the bundled avatars. Default true. */
     builtIn?: boolean;
-    /** Extra avatar definitions (see the avatar definition format in the README). */
+    /** Extra avatar definitions (format in avatars/README.md). */
     definitions?: AvatarDefinitionInput[];
     /** A folder of `*.json` avatar definitions to add. */
     directory?: string;

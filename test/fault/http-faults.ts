@@ -93,7 +93,7 @@ export function send(
   });
 }
 
-/** Statuses the middleware documents (README: endpoints and error table). */
+/** Statuses the middleware documents (docs/api.md: endpoints; docs/errors.md: the error table). */
 export const DOCUMENTED_STATUSES = new Set([200, 201, 206, 400, 403, 404, 405, 410, 413, 415, 416, 429, 500, 503]);
 
 /** The answer is a documented JSON error `{ error: { code, message, details? } }`, with `nosniff`. */

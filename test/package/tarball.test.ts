@@ -1,8 +1,8 @@
 /**
  * The package as a new user gets it: `npm pack` (which builds dist/ through prepack), a plain `npm install` of the
  * tarball with express and koa into a fresh app (the npm registry is the only network), then the README's Express
- * and Koa snippets, run from that app, serve the API and render a real video. publint and arethetypeswrong check
- * the tarball's metadata and types.
+ * and Koa snippets (ES modules, and CommonJS through `await import()`), run from that app, serve the API and render a
+ * real video. publint and arethetypeswrong check the tarball's metadata and types.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,14 +19,22 @@ const exec = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const bin = (name: string) => join(root, 'node_modules/.bin', name);
 
-/** The ```ts blocks of the README's opening section: the Express snippet first, then the Koa one. */
-async function readmeSnippets(): Promise<{ express: string; koa: string }> {
+/**
+ * The README's embedding snippets, each with the file name it runs as: the ES-module ones (```ts blocks with
+ * `import`) as .mjs, the CommonJS ones (```js blocks with `require`) as .cjs, as an app made by `npm init -y` runs them.
+ */
+async function readmeSnippets(): Promise<Record<string, { file: string; code: string }>> {
   const readme = await readFile(join(root, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
-  const express = blocks.find((b) => b.includes("from 'express'") && b.includes('virtualAnchor('));
-  const koa = blocks.find((b) => b.includes("from 'koa'") && b.includes('virtualAnchorKoa('));
-  assert.ok(express && koa, 'the README has an Express and a Koa snippet');
-  return { express, koa };
+  const blocks = [...readme.matchAll(/```(?:ts|js)\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const find = (framework: string, call: string, loader: string) => blocks.find((b) => b.includes(loader.replace('NAME', framework)) && b.includes(call));
+  const snippets = {
+    express: { file: 'express-server.mjs', code: find('express', 'virtualAnchor(', "from 'NAME'") },
+    koa: { file: 'koa-server.mjs', code: find('koa', 'virtualAnchorKoa(', "from 'NAME'") },
+    'express (CommonJS)': { file: 'express-server.cjs', code: find('express', 'virtualAnchor(', "require('NAME')") },
+    'koa (CommonJS)': { file: 'koa-server.cjs', code: find('koa', 'virtualAnchorKoa(', "require('NAME')") },
+  };
+  for (const [name, snippet] of Object.entries(snippets)) assert.ok(snippet.code, `the README has the ${name} snippet`);
+  return snippets as Record<string, { file: string; code: string }>;
 }
 
 async function freePort(): Promise<number> {
@@ -163,13 +171,12 @@ test('npm pack builds a tarball that installs with plain npm install and runs th
     const passed = Number(/^# pass (\d+)$/m.exec(suites.stdout)?.[1]);
     assert.ok(passed >= 40, `only ${passed} suite tests ran: ${suites.stdout}`);
 
-    // 5. The README snippets, as written, on a free port.
+    // 5. The README snippets, as written, on a free port: ES modules and CommonJS (`await import()`), Express and Koa.
     const snippets = await readmeSnippets();
     const speech = join(app, 'hello.wav');
     await ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=220:duration=2:sample_rate=16000', '-af', 'volume=0.5', speech]);
-    for (const [framework, code] of Object.entries(snippets)) {
+    for (const [framework, { file, code }] of Object.entries(snippets)) {
       const port = await freePort();
-      const file = `${framework}-server.mjs`;
       assert.match(code, /app\.listen\(3000\)/);
       await writeFile(join(app, file), code.replace('app.listen(3000)', `app.listen(${port})`));
       const base = `http://127.0.0.1:${port}`;
