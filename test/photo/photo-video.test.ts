@@ -70,7 +70,7 @@ describe('photo avatar videos', () => {
         { audioPath, durationSec: 0.4, avatar: photoDefinition(face, 25, { width: 128, height: 128 }), photo: broken, outputPath },
         { signal: new AbortController().signal, onProgress: () => undefined, workDir: dir },
       ),
-      /the avatar's photo could not be decoded: Unsupported image type/,
+      /the avatar's photo could not be decoded: the file is not a JPEG, PNG or WebP image/,
     );
     assert.equal(existsSync(outputPath), false, 'no partial mp4 is left');
   });
