@@ -26,6 +26,15 @@ describe('webhook signatures (Standard Webhooks)', () => {
     assert.deepEqual(verifyWebhook(secret, new Headers(headers), Buffer.from(body)), JSON.parse(body));
   });
 
+  it('accepts the secret with or without its whsec_ prefix, and refuses one under 16 bytes', () => {
+    const bare = secret.slice('whsec_'.length);
+    const headers = signWebhook(bare, 'msg_u4', body);
+    assert.deepEqual(headers, signWebhook(secret, 'msg_u4', body, Number(headers['webhook-timestamp'])));
+    assert.deepEqual(verifyWebhook(secret, headers, body), JSON.parse(body));
+    assert.deepEqual(new Webhook(bare).verify(body, headers), JSON.parse(body));
+    assert.throws(() => signWebhook(`whsec_${randomBytes(15).toString('base64')}`, 'msg_u4', body), { reason: 'bad_secret' });
+  });
+
   it('refuses a changed body, a wrong secret and a stale timestamp, as the reference library does', () => {
     const headers = signWebhook(secret, 'msg_u3', body);
     const other = `whsec_${randomBytes(32).toString('base64')}`;
