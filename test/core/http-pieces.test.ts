@@ -47,7 +47,18 @@ describe('parseRange', () => {
     assert.equal(parseRange('bytes=9-3', 100), 'unsatisfiable');
     assert.equal(parseRange('bytes=-0', 100), 'unsatisfiable');
     assert.equal(parseRange('items=0-1', 100), undefined);
+    assert.equal(parseRange('items=5-1', 100), undefined);
     assert.equal(parseRange(undefined, 100), undefined);
+    assert.equal(parseRange('bytes=-5', 0), 'unsatisfiable');
+  });
+  it('serves a suffix longer than the file whole (RFC 9110 §14.1.2), which range-parser 1.x refuses', () => {
+    assert.deepEqual(parseRange('bytes=-500', 100), { start: 0, end: 99 });
+    assert.deepEqual(parseRange('bytes=-100', 100), { start: 0, end: 99 });
+  });
+  it('ignores several ranges, even when only one of them is inside the file', () => {
+    assert.equal(parseRange('bytes=0-1,5-9', 100), undefined);
+    assert.equal(parseRange('bytes=0-1,200-300', 100), undefined);
+    assert.equal(parseRange('bytes=200-300,400-500', 100), undefined);
   });
 });
 

@@ -177,6 +177,26 @@ for (const adapter of ADAPTERS) {
       for (const answer of answers) assert.equal(answer.headers['x-content-type-options'], 'nosniff');
     });
 
+    it('answers Range headers: one range 206, a suffix longer than the file the whole file, several ranges or another unit 200, outside 416', async () => {
+      const link = pathOf(links.to(blob, 'clip.mp4'));
+      const size = CONTENT.length;
+      const ranged = async (range: string) => {
+        const answer = await send(app.origin, link, { headers: { range } });
+        return { status: answer.status, contentRange: answer.headers['content-range'], body: answer.body };
+      };
+      assert.deepEqual(await ranged('bytes=10-19'), { status: 206, contentRange: `bytes 10-19/${size}`, body: CONTENT.subarray(10, 20) });
+      assert.deepEqual(await ranged('bytes=-10'), { status: 206, contentRange: `bytes ${size - 10}-${size - 1}/${size}`, body: CONTENT.subarray(size - 10) });
+      assert.deepEqual(await ranged(`bytes=-${size * 2}`), { status: 206, contentRange: `bytes 0-${size - 1}/${size}`, body: CONTENT });
+      assert.deepEqual(await ranged(`bytes=${size - 5}-${size * 2}`), { status: 206, contentRange: `bytes ${size - 5}-${size - 1}/${size}`, body: CONTENT.subarray(size - 5) });
+      for (const whole of ['bytes=0-1,5-9', `bytes=0-1,${size * 2}-`, 'items=0-9', 'bytes=x-9', 'bytes=-']) {
+        assert.deepEqual(await ranged(whole), { status: 200, contentRange: undefined, body: CONTENT }, whole);
+      }
+      for (const outside of [`bytes=${size}-`, 'bytes=9-3', 'bytes=-0']) {
+        const answer = await ranged(outside);
+        assert.deepEqual([answer.status, answer.contentRange], [416, `bytes */${size}`], outside);
+      }
+    });
+
     it('answers an oversized chunked JSON body with 413 and then serves the next request on the same connection', async () => {
       const socket = await open(app.origin);
       try {

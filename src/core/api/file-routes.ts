@@ -1,4 +1,5 @@
 import { create as contentDisposition } from 'content-disposition';
+import rangeParser from 'range-parser';
 import type { Route, RouteContext } from '../http/router.js';
 import type { CoreResponse } from '../http/types.js';
 import { ApiError } from '../errors.js';
@@ -7,23 +8,24 @@ import { downloadName } from '../file-name.js';
 import type { BlobLinkSigner } from '../links.js';
 import { fileRouteDoc } from './file-route-docs.js';
 
-/** Parses a single `bytes=` range; `undefined` for none, `'unsatisfiable'` when out of bounds. */
+/**
+ * The one `bytes=` range of a Range header, parsed by `range-parser` (the parser Express uses); `undefined` when the
+ * header is absent, malformed, of another unit, or names several ranges (the whole file is sent then, 200);
+ * `'unsatisfiable'` when the range lies outside the file (416). Like Express, it tolerates spaces around the numbers.
+ *
+ * range-parser 1.x refuses a suffix range longer than the file (`bytes=-500` of 100 bytes); RFC 9110 §14.1.2 says the
+ * whole file is meant, so that case is served whole as 206 (range-parser 2 fixes it, but needs Node 22).
+ */
 export function parseRange(header: string | undefined, size: number): { start: number; end: number } | 'unsatisfiable' | undefined {
-  if (!header) return undefined;
-  const match = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
-  if (!match || (match[1] === '' && match[2] === '')) return undefined;
-  let start: number;
-  let end: number;
-  if (match[1] === '') {
-    const suffix = Number(match[2]);
-    if (suffix === 0) return 'unsatisfiable';
-    start = Math.max(0, size - suffix);
-    end = size - 1;
-  } else {
-    start = Number(match[1]);
-    end = match[2] === '' ? size - 1 : Math.min(Number(match[2]), size - 1);
+  const value = header?.trim();
+  if (!value?.startsWith('bytes=') || value.includes(',')) return undefined;
+  const ranges = rangeParser(size, value);
+  if (ranges === -2) return undefined;
+  if (ranges === -1) {
+    const suffix = /^bytes=\s*-\s*(\d+)\s*$/.exec(value)?.[1];
+    return suffix !== undefined && Number(suffix) > 0 && size > 0 ? { start: 0, end: size - 1 } : 'unsatisfiable';
   }
-  return start > end || start >= size ? 'unsatisfiable' : { start, end };
+  return { start: ranges[0]!.start, end: ranges[0]!.end };
 }
 
 /**
