@@ -38,6 +38,19 @@ const FORBIDDEN: readonly (readonly [string, string])[] = [
   ['2606:4700::5efe:7f00:1', 'ISATAP interface id, 127.0.0.1'],
   ['2606:4700::200:5efe:a00:1', 'ISATAP interface id (global bit), 10.0.0.1'],
   ['fe80::1%eth0', 'zone index'],
+  ['::ffff:127.0.0.01', 'not a literal Node accepts (a leading zero), though ipaddr.js parses it'],
+  // Ranges that ipaddr.js classifies and the hand-written list before it lacked.
+  ['192.88.99.1', 'deprecated 6to4 relay anycast (RFC 7526)'],
+  ['2002:c058:6301::1', '6to4 192.88.99.1'],
+  ['2001:2::1', 'IPv6 benchmarking (RFC 5180)'],
+  ['2001:10::1', 'deprecated ORCHID (RFC 4843)'],
+  ['3fff::1', 'IPv6 documentation (RFC 9637)'],
+  ['5f00::1', 'segment routing SIDs (RFC 9602)'],
+  // Forbidden outright besides ipaddr.js's names.
+  ['::808:808', 'IPv4-compatible, even of a public address'],
+  ['64:ff9b:1::808:808', 'local-use NAT64 (RFC 8215)'],
+  ['fec0::1', 'deprecated site-local'],
+  ['2001:db8::1', 'documentation'],
 ];
 
 const ALLOWED: readonly (readonly [string, string])[] = [
@@ -48,6 +61,8 @@ const ALLOWED: readonly (readonly [string, string])[] = [
   ['2001:0:4136:e378:8000:63bf:f7f7:f7f7', 'Teredo, server 65.54.227.120, client 8.8.8.8'],
   ['2606:4700::5efe:808:808', 'ISATAP interface id, 8.8.8.8'],
   ['2606:4700:4700::1111', 'plain global unicast'],
+  ['8.8.8.8', 'plain IPv4'],
+  ['192.175.48.1', 'AS112 anycast (public)'],
 ];
 
 describe('isForbiddenAddress: IPv6 forms embedding IPv4', () => {
