@@ -10,7 +10,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, after, describe, it } from 'node:test';
 import { avatarListItemSchema, avatarSchema } from '../../src/core/schemas/avatar.js';
-import { MIN_FACE_HEIGHT_PX } from '../../src/domain/avatar/photo.js';
+import { MAX_LANDMARK_SPREAD, MIN_FACE_HEIGHT_PX } from '../../src/domain/avatar/photo.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError, assertKeys, assertStamps, download, waitForAvatar, waitForJob } from '../helpers/checks.js';
 import { createVideo, upload } from '../helpers/client.js';
@@ -103,8 +103,20 @@ for (const adapter of ADAPTERS) {
       assertError(await createFrom(KEYS.a, 'landscape.png'), 400, 'no_face', ['body.file']);
       const small = await createFrom(KEYS.a, 'far.png');
       assertError(small, 400, 'face_too_small', ['body.file']);
-      assert.match(small.body.error.message, new RegExp(`at least ${MIN_FACE_HEIGHT_PX} px`));
+      assert.equal(
+        small.body.error.message,
+        `the face is 48×60 px (brows to chin) in the photo, too small to animate; send a photo where the face is at least ${MIN_FACE_HEIGHT_PX} px high, e.g. a closer crop or a larger photo`,
+      );
+      const unsure = await createFrom(KEYS.a, 'far-unsure.png');
+      assertError(unsure, 400, 'face_too_small', ['body.file']);
+      assert.match(unsure.body.error.message, /they lie 9 % of the eye distance apart; at most 6 % is accepted\); send a photo where the face is at least 96 px high/);
       assert.equal((await app.http.get('/v2/avatar').set('key', KEYS.a)).body.total, before, 'a refused photo leaves no avatar');
+    });
+
+    it(`accepts a face under ${MIN_FACE_HEIGHT_PX} px whose landmarks are sure (landmarkSpread at most ${MAX_LANDMARK_SPREAD})`, async () => {
+      const res = await createFrom(KEYS.a, 'far-sure.png');
+      assert.equal(res.status, 201, res.text);
+      assert.equal((await prepared(KEYS.a, res.body.uid)).thumbnailGenerationStatus, 'completed');
     });
 
     it('honours Idempotency-Key: a repeat (multipart or JSON) replays the first avatar, another photo or name with the key is 422, and another key is its own', async () => {

@@ -11,8 +11,12 @@ import { ffmpeg, fixtures } from './media.js';
 export const PORTRAITS = {
   /** Two faces, 120 and 240 px high: the larger one (box y = 150) must be chosen. */
   'portrait.png': { size: '512x512', faces: [{ y: 20, height: 120 }, { y: 150, height: 240 }] },
-  /** One face 60 px high: under the minimum of 96 px. */
+  /** One face 60 px high: under the minimum of 96 px, and no `landmarkSpread` to say its landmarks are sure. */
   'far.png': { size: '400x300', faces: [{ y: 100, height: 60 }] },
+  /** One face 60 px high whose landmarks two looks placed 3 % of the eye distance apart: sure enough to animate. */
+  'far-sure.png': { size: '420x300', faces: [{ y: 100, height: 60, landmarkSpread: 0.03 }] },
+  /** One face 60 px high whose two looks lie 9 % apart: too unsure. */
+  'far-unsure.png': { size: '440x300', faces: [{ y: 100, height: 60, landmarkSpread: 0.09 }] },
   /** A landscape: no face. */
   'landscape.png': { size: '320x240', faces: [] },
 } as const;
@@ -53,7 +57,10 @@ export class FakeFaceDetector implements FaceDetector {
     const width = head.readUInt32BE(16);
     const height = head.readUInt32BE(20);
     const portrait = Object.values(PORTRAITS).find((p) => p.size === `${width}x${height}`);
-    const faces = (portrait?.faces ?? []).map((face) => landmarksIn(width, height, { x: 100, y: face.y, width: face.height * 0.8, height: face.height }));
+    const faces = (portrait?.faces ?? []).map((face: { y: number; height: number; landmarkSpread?: number }) => ({
+      ...landmarksIn(width, height, { x: 100, y: face.y, width: face.height * 0.8, height: face.height }),
+      ...(face.landmarkSpread === undefined ? {} : { landmarkSpread: face.landmarkSpread }),
+    }));
     return { imageWidth: width, imageHeight: height, faces };
   }
 }

@@ -11,7 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
 import { FACE_LANDMARK_COUNT, faceLandmarksSchema, type FaceLandmarks, type FacePoint } from '../../src/domain/avatar/face-landmarks.js';
-import { MIN_FACE_HEIGHT_PX } from '../../src/domain/avatar/photo.js';
+import { MAX_LANDMARK_SPREAD, MIN_FACE_HEIGHT_PX } from '../../src/domain/avatar/photo.js';
 import { detectFaces } from '../../src/inference/face/detect-faces.js';
 import { MESH_TO_IBUG68, MESH_VERTEX_COUNT, meshToIbug68 } from '../../src/inference/face/mesh-to-ibug68.js';
 import { cartoonLooks, drawCartoonFace, type CartoonPose } from '../helpers/cartoon-faces.js';
@@ -52,13 +52,13 @@ function assertPlausibleFace(face: FaceLandmarks, what: string): void {
   }
 }
 
-describe('face landmarks on real portraits (Debian packages)', () => {
-  /** Hand-marked in the fixtures' pixels: pupil centres (image left, right) and mouth corners (48, 54). */
-  const MARKED = [
-    { file: 'astronaut.jpg', what: 'frontal, smiling', eyes: [[201, 100], [246, 102]], mouth: [[202, 140], [246, 140]] },
-    { file: 'grace_hopper.jpg', what: 'older face, glasses', eyes: [[220, 187], [305, 186]], mouth: [[233, 277], [301, 274]] },
-  ] as const satisfies readonly { file: string; what: string; eyes: readonly FacePoint[]; mouth: readonly FacePoint[] }[];
+/** Hand-marked in the fixtures' pixels: pupil centres (image left, right) and mouth corners (48, 54). */
+const MARKED = [
+  { file: 'astronaut.jpg', what: 'frontal, smiling', eyes: [[201, 100], [246, 102]], mouth: [[202, 140], [246, 140]] },
+  { file: 'grace_hopper.jpg', what: 'older face, glasses', eyes: [[220, 187], [305, 186]], mouth: [[233, 277], [301, 274]] },
+] as const satisfies readonly { file: string; what: string; eyes: readonly FacePoint[]; mouth: readonly FacePoint[] }[];
 
+describe('face landmarks on real portraits (Debian packages)', () => {
   for (const marked of MARKED) {
     it(`${marked.file} (${marked.what}): one face; eye centres and mouth corners within ${REAL_POINT_ERROR * 100} % of the pupil distance`, async () => {
       const image = await loadImage(fixture(marked.file));
@@ -152,16 +152,51 @@ describe('several faces and small faces', () => {
     faces.forEach((face, i) => assertPlausibleFace(face, `face ${i}`));
   });
 
-  it(`a small face is found with a box below ${MIN_FACE_HEIGHT_PX} px (the caller refuses it as face_too_small)`, async () => {
-    const astronaut = await loadImage(fixture('astronaut.jpg'));
-    const canvas = createCanvas(256, 256);
-    canvas.getContext('2d').drawImage(astronaut, 0, 0, 256, 256);
-    const path = join(dir, 'small.png');
+  /** The astronaut scaled to `side`² (a PNG in `dir`, moved by `at`), and what detectFaces finds in it. */
+  const astronautAt = async (side: number, at: FacePoint = [0, 0], canvasSide = side) => {
+    const canvas = createCanvas(canvasSide, canvasSide);
+    canvas.getContext('2d').drawImage(await loadImage(fixture('astronaut.jpg')), at[0], at[1], side, side);
+    const path = join(dir, `astronaut-${side}-${at.join('-')}.png`);
     await writeFile(path, await canvas.encode('png'));
-    const { faces } = await detectFaces(path);
+    return (await detectFaces(path)).faces;
+  };
+
+  it(`a face under ${MIN_FACE_HEIGHT_PX} px is looked at again, upscaled: at 256² (a 44-px face) its points stay on the hand marks and the two looks agree; 1024² is looked at once`, async () => {
+    const [astronaut] = MARKED;
+    const half = (point: FacePoint): FacePoint => [point[0] / 2, point[1] / 2];
+    const faces = await astronautAt(256);
     assert.equal(faces.length, 1);
-    console.log(`small face: box ${faces[0].box.width.toFixed(1)}×${faces[0].box.height.toFixed(1)} px`);
-    assert.ok(faces[0].box.height < MIN_FACE_HEIGHT_PX && faces[0].box.height > 20, `box height ${faces[0].box.height}`);
+    const [face] = faces;
+    assertPlausibleFace(face, 'astronaut at 256²');
+    console.log(`astronaut at 256²: box ${face.box.width.toFixed(1)}×${face.box.height.toFixed(1)} px, landmark spread ${face.landmarkSpread?.toFixed(3)}`);
+    assert.ok(face.box.height < MIN_FACE_HEIGHT_PX / 2, `box height ${face.box.height}`);
+    assert.ok(face.landmarkSpread !== undefined && face.landmarkSpread <= MAX_LANDMARK_SPREAD, `spread ${face.landmarkSpread}`);
+    const pupils = distance(half(astronaut.eyes[0]), half(astronaut.eyes[1]));
+    const errors = [
+      distance(eyeCentre(face, 36), half(astronaut.eyes[0])),
+      distance(eyeCentre(face, 42), half(astronaut.eyes[1])),
+      distance(face.points[48], half(astronaut.mouth[0])),
+      distance(face.points[54], half(astronaut.mouth[1])),
+    ].map((error) => error / pupils);
+    for (const error of errors) assert.ok(error < REAL_POINT_ERROR, `error ${error.toFixed(3)} of the pupil distance`);
+    const [large] = await astronautAt(1024);
+    assert.equal(large.landmarkSpread, undefined, 'a face of 176 px is looked at once');
+  });
+
+  it('the second look works at the photo\'s edge (its square reaches outside the photo) and maps the points back', async () => {
+    const [centred] = await astronautAt(512);
+    const [corner] = await astronautAt(512, [-150, -60], 400);
+    assert.ok(corner.landmarkSpread !== undefined && corner.landmarkSpread <= MAX_LANDMARK_SPREAD, `spread ${corner.landmarkSpread}`);
+    assert.ok(corner.box.x < 40 && corner.box.y < 40, `the face is near the corner: ${JSON.stringify(corner.box)}`);
+    const off = Math.max(...corner.points.map(([x, y], i) => distance([x + 150, y + 60], centred.points[i])));
+    assert.ok(off < 2, `the same points, 150 and 60 px moved: ${off.toFixed(2)} px apart at most`);
+  });
+
+  it(`a face too small to place landmarks on (the astronaut at 96², 16 px high) spreads more than ${MAX_LANDMARK_SPREAD} between the two looks`, async () => {
+    const [face] = await astronautAt(96);
+    assert.ok(face, 'found');
+    console.log(`astronaut at 96²: box ${face.box.width.toFixed(1)}×${face.box.height.toFixed(1)} px, landmark spread ${face.landmarkSpread?.toFixed(3)}`);
+    assert.ok(face.landmarkSpread! > MAX_LANDMARK_SPREAD, `spread ${face.landmarkSpread}`);
   });
 });
 

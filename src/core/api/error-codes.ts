@@ -1,6 +1,6 @@
 import type { InputErrorCode, UploadErrorCode } from '../input/errors.js';
 import { MAX_JSON_DEPTH } from '../http/read-json.js';
-import { MIN_FACE_HEIGHT_PX } from '../../domain/avatar/photo.js';
+import { MAX_LANDMARK_SPREAD, MIN_FACE_HEIGHT_PX } from '../../domain/avatar/photo.js';
 import { MAX_IMAGE_PIXELS } from '../../inference/image/image-header.js';
 
 /** An error status of the API: what it means and the `error.code` values it carries. */
@@ -51,7 +51,7 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
       webhooks_disabled: '`webhookUrl` given, but the service has no `webhooks.secret` (or its job store has no webhook outbox)',
       invalid_idempotency_key: '`Idempotency-Key` is not 1–255 printable ASCII characters, or is sent twice',
       no_face: '`POST /v2/avatar`: no face was found in the photo',
-      face_too_small: `\`POST /v2/avatar\`: the largest face's box (brows to chin) is under ${MIN_FACE_HEIGHT_PX} px high`,
+      face_too_small: `\`POST /v2/avatar\`: the largest face's box (brows to chin) is under ${MIN_FACE_HEIGHT_PX} px high and its landmarks are not sure: the built-in detector looks at such a face again, upscaled, and the two looks place its points more than ${MAX_LANDMARK_SPREAD * 100} % of the eye distance apart (or do not find it again); the message gives the face's size and asks for a face at least ${MIN_FACE_HEIGHT_PX} px high`,
       ...INPUT_CODES,
     },
   },

@@ -9,7 +9,7 @@ import { avatarListItemSchema, avatarNameSchema, createAvatarBodySchema } from '
 import { photoAvatarView } from '../avatars/avatar-views.js';
 import { photoAvatarsOff, type ReceivedPhoto } from '../avatars/photo-avatar-service.js';
 import type { ApiDeps } from './deps.js';
-import { MIN_FACE_HEIGHT_PX } from '../../domain/avatar/photo.js';
+import { MAX_LANDMARK_SPREAD, MIN_FACE_HEIGHT_PX } from '../../domain/avatar/photo.js';
 import { canonicalJson } from '../idempotency/canonical-json.js';
 import { idempotencyKeyOf, requestFingerprint } from '../idempotency/idempotency.js';
 import { IDEMPOTENCY_HEADER_DOC, IDEMPOTENT_REPLAYED_DOC } from './idempotency-doc.js';
@@ -36,7 +36,7 @@ export function photoAvatarRoutes(deps: ApiDeps): Route[] {
         summary: 'Create a photo avatar from a portrait (extension)',
         description: [
           'A multipart body with a `file` part (JPEG, PNG or WebP) and an optional `name` field, or JSON `{ imageUrl, name }` (the same URL rules as job inputs; an upload URL of this key works).',
-          `The face is found before the answer: several faces → the largest is animated; none → 400 \`no_face\`; its box lower than ${MIN_FACE_HEIGHT_PX} px → 400 \`face_too_small\`; not an image → 400 \`not_image\`; over \`limits.maxPhotoBytes\` → 413.`,
+          `The face is found before the answer: several faces → the largest is animated; none → 400 \`no_face\`; its box lower than ${MIN_FACE_HEIGHT_PX} px and its landmarks not sure (looked at again, upscaled, they lie over ${MAX_LANDMARK_SPREAD * 100} % of the eye distance apart) → 400 \`face_too_small\`; not an image → 400 \`not_image\`; over \`limits.maxPhotoBytes\` → 413.`,
           'Detections run one at a time, keys taking turns: with `limits.maxQueuedPhotosPerKey` photos of this key already waiting, one more is 429 `too_many_requests` with `Retry-After` (seconds).',
           'The idle clip, preview and thumbnail are then made in the background: `thumbnailGenerationStatus` is `pending`, then `completed` (links filled) or `error` (`errorReason`).',
           'The avatar belongs to this key: listed with the built-in ones, usable as `avatarId`, 404 for every other key.',

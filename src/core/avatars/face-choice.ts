@@ -1,10 +1,12 @@
-import { MIN_FACE_HEIGHT_PX, type FaceDetection } from '../../domain/avatar/photo.js';
+import { MAX_LANDMARK_SPREAD, MIN_FACE_HEIGHT_PX, type FaceDetection } from '../../domain/avatar/photo.js';
 import { faceLandmarksSchema, type FaceLandmarks } from '../../domain/avatar/face-landmarks.js';
 import { ApiError } from '../errors.js';
 
 /**
  * The face a photo avatar animates: the largest one found (by box area, whatever order the detector gave).
- * @throws ApiError 400 `no_face` when there is none, `face_too_small` when its box is lower than {@link MIN_FACE_HEIGHT_PX}.
+ * @throws ApiError 400 `no_face` when there is none; `face_too_small` when its box is lower than
+ * {@link MIN_FACE_HEIGHT_PX} and its landmarks are not sure enough: a `landmarkSpread` over {@link MAX_LANDMARK_SPREAD},
+ * or none reported (a detector that does not measure it).
  */
 export function chooseFace(detection: FaceDetection, field: string): FaceLandmarks {
   const largest = [...detection.faces].sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height)[0];
@@ -13,12 +15,20 @@ export function chooseFace(detection: FaceDetection, field: string): FaceLandmar
       { field, message: 'no face found' },
     ]);
   }
-  const height = Math.round(largest.box.height);
-  if (largest.box.height < MIN_FACE_HEIGHT_PX) {
+  const spread = largest.landmarkSpread;
+  if (largest.box.height < MIN_FACE_HEIGHT_PX && !(spread !== undefined && spread <= MAX_LANDMARK_SPREAD)) {
+    const size = `${Math.round(largest.box.width)}×${Math.round(largest.box.height)} px`;
+    const percent = (value: number) => `${+(value * 100).toFixed(1)} %`;
+    const why =
+      spread === undefined
+        ? 'too small to animate'
+        : spread >= 1
+          ? 'too small to animate (looked at again, upscaled, it was not found)'
+          : `too small for its landmarks to be placed reliably (found as it is and upscaled, they lie ${percent(spread)} of the eye distance apart; at most ${percent(MAX_LANDMARK_SPREAD)} is accepted)`;
     throw ApiError.badRequest(
       'face_too_small',
-      `the face is ${height} px high in the photo; at least ${MIN_FACE_HEIGHT_PX} px (brows to chin) is needed to animate it`,
-      [{ field, message: `face ${height} px high; the minimum is ${MIN_FACE_HEIGHT_PX} px` }],
+      `the face is ${size} (brows to chin) in the photo, ${why}; send a photo where the face is at least ${MIN_FACE_HEIGHT_PX} px high, e.g. a closer crop or a larger photo`,
+      [{ field, message: `face ${size}; send one at least ${MIN_FACE_HEIGHT_PX} px high` }],
     );
   }
   // A detector is a backend: what it returns is checked like any other input before it is stored.

@@ -37,6 +37,13 @@ export const faceLandmarksSchema = z.object({
   score: z.number().min(0).max(1),
   /** Which model produced the points, e.g. `"human-facemesh@3.x"`. */
   model: z.string().min(1),
+  /**
+   * How sure the points are, for a face the detector looked at twice (the built-in one does for a face under
+   * `MIN_FACE_HEIGHT_PX`: once as found, once upscaled to the size its landmark model works at): the mean distance
+   * between the two looks' 68 points over the outer eye corners' distance (0: the same points; 1 when the second
+   * look found no face there). Absent when the face was looked at once.
+   */
+  landmarkSpread: z.number().min(0).optional(),
 });
 
 export type FaceLandmarks = z.infer<typeof faceLandmarksSchema>;

@@ -21,10 +21,20 @@ export interface FaceDetection {
 }
 
 /**
- * The smallest face a photo avatar can animate: the height of the face's box (brows to chin), in
- * pixels of the uploaded image. Smaller faces are refused with `face_too_small`.
+ * A face whose box (brows to chin) is at least this high, in pixels of the uploaded image, is animated as found.
+ * A smaller one is animated when its landmarks are sure enough ({@link FaceLandmarks.landmarkSpread} at most
+ * {@link MAX_LANDMARK_SPREAD}; the built-in detector measures it for such faces), else refused with `face_too_small`,
+ * which asks for a face this high; a detector that reports no spread has its smaller faces refused.
  */
 export const MIN_FACE_HEIGHT_PX = 96;
+
+/**
+ * The most {@link FaceLandmarks.landmarkSpread} a face under {@link MIN_FACE_HEIGHT_PX} may have to be animated.
+ * Measured with the built-in detector (docs/photo-face-detection.md): 28 faces of six real photos scaled down to
+ * 40–96 px high (JPEG, quality 80) spread 0.058 at most; at 32 px up to 0.089 and at 24 px half of them over 0.057;
+ * on the small faces of crowd photos, every one whose upscaled look's points were off by more than 0.11 spread more than this.
+ */
+export const MAX_LANDMARK_SPREAD = 0.06;
 
 /** Thrown by a {@link FaceDetector} when the file is not a JPEG, PNG or WebP image it can decode. */
 export class NotAnImageError extends Error {

@@ -20,6 +20,11 @@ export interface DecodedPhoto {
   scaledWidth: number;
   scaledHeight: number;
   pixels: Uint8ClampedArray;
+  /**
+   * The square of side `side` whose top-left corner is (`x`, `y`), in the full-size photo's pixels, drawn at
+   * `size × size` RGBA pixels from the full-size photo (scaled up or down; outside the photo: transparent black).
+   */
+  square(x: number, y: number, side: number, size: number): Uint8ClampedArray;
 }
 
 /**
@@ -61,5 +66,11 @@ export async function decodePhoto(path: string, maxSide: number): Promise<Decode
   context.imageSmoothingQuality = 'high';
   context.drawImage(image, 0, 0, width, height, 0, 0, width * scale, height * scale);
   const { data } = context.getImageData(0, 0, scaledWidth, scaledHeight);
-  return { width, height, scale, scaledWidth, scaledHeight, pixels: data };
+  const square = (x: number, y: number, side: number, size: number) => {
+    const target = createCanvas(size, size).getContext('2d');
+    target.imageSmoothingQuality = 'high';
+    target.drawImage(image, x, y, side, side, 0, 0, size, size);
+    return target.getImageData(0, 0, size, size).data;
+  };
+  return { width, height, scale, scaledWidth, scaledHeight, pixels: data, square };
 }
