@@ -11,12 +11,15 @@ import { photoDetectBench } from './photo-detect.js';
 import { photoPrepareBench } from './photo-prepare.js';
 import { photoRenderBench } from './photo-render.js';
 import { runSeparationBench } from './separation.js';
+import { measureRunningJobRedis } from './running-job-redis.js';
 import { settingsFromEnv, type BenchLine, type BenchSection } from './lib/settings.js';
 
 const SECTIONS: Record<string, BenchSection> = {
   http: httpBench,
   'event-loop': eventLoopBench,
   cluster: clusterBench,
+  // Redis round trips of one running job per second (heartbeat, progress, end-of-job notice, queue lock).
+  'running-job-redis': async (_settings, emit) => emit(await measureRunningJobRedis()),
   lipsync: lipSyncBench,
   // Photo avatars: each part in turn: face detection alone, the whole preparation through HTTP, the renderer.
   photo: async (settings, emit) => {

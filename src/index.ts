@@ -43,6 +43,8 @@ export type { AvatarView, AvatarListItemView } from './core/schemas/avatar.js';
 export type { UploadView } from './core/schemas/upload.js';
 
 export type { JobStore } from './storage/job-store.js';
+export { LocalJobEvents, type JobEvents } from './storage/job-events.js';
+export { RedisJobEvents, type RedisJobEventsOptions } from './storage/redis-job-events.js';
 export type { ClaimedDelivery, IdempotencyReservation, StoredAnswer } from './storage/store-extensions.js';
 export {
   signWebhook,

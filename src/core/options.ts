@@ -3,6 +3,7 @@ import type { AuthenticateFn } from './auth.js';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../domain/logger.js';
 import type { JobStore } from '../storage/job-store.js';
+import type { JobEvents } from '../storage/job-events.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { S3Location } from '../storage/s3-blob-store.js';
 import type { JobQueue } from '../queue/job-queue.js';
@@ -181,6 +182,12 @@ export interface VirtualAnchorOptions {
   /** Custom or extra backends. Anything left out uses the built-in default. */
   backends?: {
     jobStore?: JobStore;
+    /**
+     * Announcements of jobs ended or taken over (`JobEvents`), so that a cancel made through one process stops the
+     * engine in another at once. Default: Redis pub/sub with `redis`, else within the process. Give one with a
+     * custom `jobStore` shared by several processes (without it, those processes notice ends at their heartbeat).
+     */
+    jobEvents?: JobEvents;
     blobStore?: BlobStore;
     /** A job queue of your own (see `JobQueue`); replaces the `queue` choice. Closed by the instance. */
     queue?: JobQueue;
@@ -454,6 +461,11 @@ export const optionsSchema = z
         jobStore: obj
           .optional()
           .meta({ description: 'your own `JobStore` (run `jobStoreSuite` from `virtual-anchor/testing` on it)', defaultText: 'memory, or Redis with `redis`' }),
+        jobEvents: obj.optional().meta({
+          description:
+            'announcements of jobs ended or taken over (`JobEvents`: `announce`, `listen`, `close`), so a cancel made through one process stops the engine in another at once; give one with a custom `jobStore` shared by several processes (else they notice at their heartbeat)',
+          defaultText: 'Redis pub/sub with `redis`, else within the process',
+        }),
         blobStore: obj.optional().meta({
           description: 'your own `BlobStore` (run `blobStoreSuite` from `virtual-anchor/testing` on it); wins over `s3`',
           defaultText: 'filesystem under `dataDir`, or S3 with `s3`',

@@ -8,6 +8,8 @@ export const TOKENS = {
   /** The instance's `Logger` (from the `logger` option), registered at creation; log through it, do not replace it. */
   Logger: Symbol.for('virtual-anchor.Logger'),
   JobStore: Symbol.for('virtual-anchor.JobStore'),
+  /** Announcements of jobs ended or taken over (`JobEvents`): Redis pub/sub with `redis`, else within the process. */
+  JobEvents: Symbol.for('virtual-anchor.JobEvents'),
   BlobStore: Symbol.for('virtual-anchor.BlobStore'),
   /** The job queue (`JobQueue`): in-process p-queue or BullMQ. */
   JobQueue: Symbol.for('virtual-anchor.JobQueue'),

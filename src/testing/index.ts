@@ -6,6 +6,7 @@
  * - {@link jobStoreSuite}: a custom {@link JobStore}, with its optional parts (the memory and Redis stores pass it);
  * - {@link queueSuite}: a custom `JobQueue` (the in-process and BullMQ queues pass it);
  * - {@link avatarStoreSuite}: a custom `AvatarStore` of photo avatars (the memory and Redis stores pass it);
+ * - {@link jobEventsSuite}: custom `JobEvents` announcements of ended jobs (the in-process and Redis ones pass it);
  * - {@link adapterSuite}: an HTTP adapter for another framework (the Express, Koa and a bare node:http adapter pass it).
  *
  * ```ts
@@ -27,3 +28,4 @@ export { adapterSuite, type AdapterSuiteOptions, type AdapterHost, type MountSet
 export { makeJob, at, uids } from './job-fixtures.js';
 export { queueSuite, type QueueSuiteOptions } from './queue-suite.js';
 export { avatarStoreSuite, makePhotoAvatar, makeLandmarks, type AvatarStoreSuiteOptions } from './avatar-store-suite.js';
+export { jobEventsSuite, type JobEventsSuiteOptions } from './job-events-suite.js';

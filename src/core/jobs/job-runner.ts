@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { resumesAfterStop, type Job, type JobExpectation, type JobFailure, type JobProgress } from '../../domain/job.js';
 import type { Delivery } from '../../queue/job-queue.js';
 import type { JobStore } from '../../storage/job-store.js';
+import type { JobEvents } from '../../storage/job-events.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
 import type { Logger } from '../../domain/logger.js';
@@ -11,9 +12,12 @@ import { jobBudgetMs, timeoutError, type JobTimeout } from './job-deadline.js';
 import { runWorker, type WorkerDeps } from './workers.js';
 import { isDangerous } from './dangerous-flag.js';
 
-const PROGRESS_WRITE_MS = 1_000;
-/** How often a running job's status is read back, so a cancel (or any end) made by another process stops the engine soon. */
-const STATUS_WATCH_MS = 1_000;
+/**
+ * Progress is written at most this often (and always its last step). Each write is a compare-and-set of the record
+ * (a read and a script: two Redis round trips) and also refreshes the heartbeat, so a job that reports progress
+ * needs no separate heartbeat write: one running job costs about one round trip a second in all.
+ */
+const PROGRESS_WRITE_MS = 2_000;
 
 /** Settings of a {@link JobRunner}. */
 export interface JobRunnerSettings {
@@ -35,9 +39,10 @@ export type JobEndedHook = (job: Job) => Promise<void>;
  *
  * Everything after the claim (`pending → ongoing`) is one guarded path: whatever throws, the job ends
  * in `error` with a kept reason, its heartbeat and deadline timers stop and its work folder goes. The
- * engine's signal aborts when the deadline passes, when the job is ended from outside (here or, seen
- * by the heartbeat, by another process), or at shutdown; `run` then returns at once even if the engine
- * ignores the signal, so its queue slot is free again and nothing it produces later is stored.
+ * engine's signal aborts when the deadline passes, when the job is ended from outside (here, or by
+ * another process: heard as a {@link JobEvents} announcement, or found by the next heartbeat when an
+ * announcement was lost), or at shutdown; `run` then returns at once even if the engine ignores the
+ * signal, so its queue slot is free again and nothing it produces later is stored.
  */
 export class JobRunner {
   private readonly running = new Map<string, AbortController>();
@@ -55,6 +60,8 @@ export class JobRunner {
     private readonly logger: Logger,
     /** Told of every job this runner moved to a final state (photo avatars take their assets from it). */
     private readonly onEnded?: JobEndedHook,
+    /** Announcements of jobs ended or taken over anywhere; without them only the heartbeat notices. */
+    private readonly events?: JobEvents,
   ) {}
 
   /**
@@ -72,11 +79,14 @@ export class JobRunner {
     if (resumesAfterStop(job.kind)) this.resumable.add(uid);
     const budgetMs = jobBudgetMs(job, this.settings.timeout);
     const deadline = setTimeout(() => controller.abort(timeoutError(budgetMs)), budgetMs);
-    const heartbeat = setInterval(() => void this.beat(job, expect, controller), this.settings.heartbeatMs);
-    const watch = setInterval(() => void this.watch(job, expect, controller), STATUS_WATCH_MS);
+    const alive: AliveWrites = { lastMs: Date.now() };
+    const heartbeat = setInterval(() => void this.beat(job, expect, controller, alive), this.settings.heartbeatMs);
+    // Ended or taken over elsewhere (a cancel, recovery, a later attempt): one read of the record decides.
+    const stopListening = this.events?.listen((ended) => {
+      if (ended === uid) void this.watch(job, expect, controller);
+    });
     deadline.unref();
     heartbeat.unref();
-    watch.unref();
     let workDir: string | undefined;
     try {
       workDir = await this.workDirs.create('job').catch((error: unknown) => {
@@ -84,7 +94,7 @@ export class JobRunner {
         throw new JobFailedError({ code: 'processing_failed', message: 'the service could not make a work folder for the job' });
       });
       this.logger.info('job started', { uid, kind: job.kind, budgetMs, attempt: job.attempt });
-      const work = runWorker(job, this.deps, { signal: controller.signal, onProgress: this.progressWriter(job, expect), workDir });
+      const work = runWorker(job, this.deps, { signal: controller.signal, onProgress: this.progressWriter(job, expect, controller, alive), workDir });
       const result = await untilAborted(work, controller.signal, (error) => {
         if (error === undefined) this.logger.warn('an engine finished after its job had ended; its output was discarded', { uid, kind: job.kind });
         else this.logger.debug('an engine stopped after its job had ended', { uid, kind: job.kind, error: String(error) });
@@ -92,7 +102,7 @@ export class JobRunner {
       // From here on the job is the store's to finish: a heartbeat or progress write that finds it completed
       // must not abort it, nor may shutdown (the compare-and-set to `completed` decides).
       clearInterval(heartbeat);
-      clearInterval(watch);
+      stopListening?.();
       if (this.running.get(uid) === controller) this.running.delete(uid);
       await this.complete(job, result, expect);
       return 'ended';
@@ -107,7 +117,7 @@ export class JobRunner {
     } finally {
       clearTimeout(deadline);
       clearInterval(heartbeat);
-      clearInterval(watch);
+      stopListening?.();
       if (this.running.get(uid) === controller) this.running.delete(uid);
       if (this.attempts.get(uid) === expect) {
         this.attempts.delete(uid);
@@ -145,7 +155,10 @@ export class JobRunner {
    * Refreshes the heartbeat; when the job is no longer `ongoing` in the store (ended elsewhere) or a later
    * attempt took it over, aborts the engine.
    */
-  private async beat(job: Job, expect: JobExpectation, controller: AbortController): Promise<void> {
+  private async beat(job: Job, expect: JobExpectation, controller: AbortController, alive: AliveWrites): Promise<void> {
+    // A progress write within the last half period refreshed the heartbeat already.
+    if (Date.now() - alive.lastMs < this.settings.heartbeatMs / 2) return;
+    alive.lastMs = Date.now();
     try {
       const alive = await this.store.patch(job.uid, RUNNING_STATUSES, { heartbeatAt: new Date().toISOString() }, expect);
       if (!alive) this.endedElsewhere(job, controller);
@@ -154,28 +167,33 @@ export class JobRunner {
     }
   }
 
-  /** Reads the job's status back; when it is no longer `ongoing` (canceled, ended elsewhere), aborts the engine. */
+  /** Reads the job's status back (it was announced); when it is no longer `ongoing` (canceled, ended elsewhere), aborts the engine. */
   private async watch(job: Job, expect: JobExpectation, controller: AbortController): Promise<void> {
     try {
       const current = await this.store.get(job.uid);
       // Ended elsewhere, or a later attempt took the job over (its worker looked dead): stop this run.
       if (current?.status !== 'ongoing' || (current.attempt ?? 0) !== (expect.attempt ?? 0)) this.endedElsewhere(job, controller, current?.failure);
     } catch (error) {
-      // The heartbeat reports store trouble at warn; one read a second need not repeat it.
+      // The heartbeat reports store trouble at warn and finds the end itself.
       this.logger.debug('could not read the status of a running job', { uid: job.uid, error: String(error) });
     }
   }
 
-  /** Writes progress at most once a second (and always the last step); never throws. */
-  private progressWriter(job: Job, expect: JobExpectation): (progress: JobProgress) => void {
+  /**
+   * Writes progress at most every {@link PROGRESS_WRITE_MS} (and always the last step), with the heartbeat; a write
+   * that finds the job no longer running stops the engine as the heartbeat does. Never throws.
+   */
+  private progressWriter(job: Job, expect: JobExpectation, controller: AbortController, alive: AliveWrites): (progress: JobProgress) => void {
     let lastWrite = 0;
     return (progress) => {
       const now = Date.now();
       if (now - lastWrite < PROGRESS_WRITE_MS && progress.done < progress.total) return;
       lastWrite = now;
-      this.store.patch(job.uid, RUNNING_STATUSES, { progress }, expect).catch((error: unknown) => {
-        this.logger.warn('could not write job progress', { uid: job.uid, error: String(error) });
-      });
+      alive.lastMs = now;
+      this.store.patch(job.uid, RUNNING_STATUSES, { progress, heartbeatAt: new Date(now).toISOString() }, expect).then(
+        (running) => running || this.endedElsewhere(job, controller),
+        (error: unknown) => this.logger.warn('could not write job progress', { uid: job.uid, error: String(error) }),
+      );
     };
   }
 
@@ -272,6 +290,11 @@ export class JobRunner {
       this.logger.warn('could not mark a handed-back job; it resumes once its heartbeat is stale', { uid, error: String(error) });
     });
   }
+}
+
+/** When a running job's heartbeat was last written (by the heartbeat or with its progress). */
+interface AliveWrites {
+  lastMs: number;
 }
 
 /** How a run ended: the job reached a final state or was left to another attempt (`ended`), or was handed back at shutdown. */

@@ -6,9 +6,16 @@ import type { MetricsRecorder } from './metrics-recorder.js';
 const inputSeconds = (job: Job): number => job.input.durationSec ?? 0;
 
 /**
- * A {@link JobStore} that reports what passes through it to a {@link MetricsRecorder}: creations, every
- * successful transition, and the time from `ongoing` to a final state (read from the record). It
- * changes nothing it forwards, so the job runner needs no metrics code.
+ * Told of every successful transition with the job as written and the statuses it was allowed to move from.
+ * Must not throw.
+ */
+export type TransitionObserver = (job: Job, to: JobStatus, from: readonly JobStatus[]) => void;
+
+/**
+ * A {@link JobStore} that reports what passes through it: to a {@link MetricsRecorder} (when given) creations,
+ * every successful transition, and the time from `ongoing` to a final state (read from the record); and every
+ * successful transition to `observer` (the job announcements). It changes nothing it forwards, so the job runner
+ * and the service need no metrics or announcement code.
  */
 export class ObservedJobStore implements JobStore {
   // The optional parts are forwarded as they are: present exactly when the inner store has them.
@@ -20,7 +27,8 @@ export class ObservedJobStore implements JobStore {
 
   constructor(
     private readonly inner: JobStore,
-    private readonly metrics: MetricsRecorder,
+    private readonly metrics?: MetricsRecorder,
+    private readonly observer?: TransitionObserver,
   ) {
     this.claimWebhooks = inner.claimWebhooks?.bind(inner);
     this.settleWebhook = inner.settleWebhook?.bind(inner);
@@ -31,7 +39,7 @@ export class ObservedJobStore implements JobStore {
 
   async create(job: Job): Promise<void> {
     await this.inner.create(job);
-    this.metrics.jobReached(job.kind, job.status);
+    this.metrics?.jobReached(job.kind, job.status);
   }
 
   get(uid: string, owner?: string): Promise<Job | undefined> {
@@ -47,6 +55,8 @@ export class ObservedJobStore implements JobStore {
   ): Promise<Job | undefined> {
     const job = await this.inner.transition(uid, from, to, patch, expect);
     if (!job) return job;
+    this.observer?.(job, to, from);
+    if (!this.metrics) return job;
     this.metrics.jobReached(job.kind, to);
     // The record says when its run began (the store stamps `startedAt` on every move into `ongoing`), whichever
     // process made that move.

@@ -31,6 +31,9 @@ import { MultipartUploadPort, ResolverInputPort } from './input-port-adapter.js'
 import { builtInEngines } from './built-in-engines.js';
 import type { MetricsRecorder } from '../metrics/metrics-recorder.js';
 import { ObservedJobStore } from '../metrics/observed-job-store.js';
+import { LocalJobEvents, type JobEvents } from '../../storage/job-events.js';
+import { RedisJobEvents } from '../../storage/redis-job-events.js';
+import { FINAL_STATUSES } from '../../domain/state-machine.js';
 import { LinkBuilder } from '../links.js';
 import { DELIVERY_LIMITS, WebhookDispatcher } from '../webhooks/dispatcher.js';
 import { webhookUrlCheck } from '../webhooks/webhook-url.js';
@@ -89,8 +92,19 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
       logger,
     }),
   );
-  // Metrics watch the store's transitions, so the job runner and the service carry no metrics code.
-  const jobStore: JobStore = options.metrics ? new ObservedJobStore(storage, metrics) : storage;
+  // Every process sharing the store hears of jobs ended or taken over anywhere (Redis pub/sub; within one process
+  // an EventEmitter), so the process running such a job stops its engine at once.
+  const events = await provide<JobEvents>(TOKENS.JobEvents, backends.jobEvents, () =>
+    options.redis
+      ? new RedisJobEvents({ url: options.redis, namespace: options.redisNamespace, timeouts: options.redisTimeouts, logger })
+      : localEventsOf(storage),
+  );
+  const ownsEvents = events instanceof RedisJobEvents && !backends.jobEvents;
+  // The store's transitions are watched, so the job runner and the service carry no metrics or announcement code:
+  // whoever ends a job (a cancel, recovery, a deadline) or takes it over, the store's wrapper announces it.
+  const jobStore: JobStore = new ObservedJobStore(storage, options.metrics ? metrics : undefined, (job, to, from) => {
+    if (FINAL_STATUSES.includes(to) || (to === 'ongoing' && from.includes('ongoing'))) void events.announce(job.uid);
+  });
   const blobs = await provide<BlobStore>(TOKENS.BlobStore, backends.blobStore, () => createBlobStore({ dataDir, s3: options.s3, logger }));
   const secret = options.signingSecret ? Buffer.from(options.signingSecret) : await loadOrCreateSecret(dataDir);
   const signer = await provide(TOKENS.UrlSigner, undefined, () => new UrlSigner(secret));
@@ -161,6 +175,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
     },
     logger,
     (job): Promise<void> => settler.settle(job),
+    events,
   );
   const webhookSecret = options.webhooks.secret;
   // Webhooks need a secret to sign with and a store with an outbox; without either, `webhookUrl` is refused.
@@ -256,11 +271,21 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
       // A queue that retries hands running jobs to another worker; otherwise they end in error (`shutdown`).
       await runner.abortAll('the service is shutting down', { handBack: queue.capabilities.retries });
       await closing;
+      if (ownsEvents) await events.close();
       if (!backends.jobStore) await jobStore.close();
       if (!backends.avatarStore) await avatarStore.close();
       if (!backends.blobStore) await blobs.close?.();
     },
   };
+}
+
+/** One in-process {@link JobEvents} per store object: instances sharing a memory store in one process hear each other. */
+const localEvents = new WeakMap<JobStore, LocalJobEvents>();
+
+function localEventsOf(store: JobStore): LocalJobEvents {
+  let events = localEvents.get(store);
+  if (!events) localEvents.set(store, (events = new LocalJobEvents()));
+  return events;
 }
 
 /** How often a process that renders no avatar assets (role `api`) looks for the assets a worker stored. */

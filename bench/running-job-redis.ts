@@ -1,0 +1,149 @@
+/**
+ * `npm run bench running-job-redis`: the Redis round trips one running job costs per second, in steady state. One
+ * instance (role `all`, Redis job store, BullMQ queue, a namespace of its own) runs `BENCH_RUNNING_JOBS` (default 8)
+ * separation jobs at once with an engine of this file that only reports progress every 100 ms for
+ * `BENCH_RUNNING_JOB_MS` (default 12 000) and then writes two short wav stems. Once every job is `ongoing`, a MONITOR
+ * connection counts the commands naming the namespace for `BENCH_RUNNING_WINDOW_MS` (default 6 000) while nothing
+ * polls: heartbeats, progress writes, status reads, BullMQ's lock renewals and semaphore, Lua included as one
+ * command each. The line gives round trips per running job per second, by command. Also runnable on an older
+ * checkout (it uses only the package's public API): `npx tsx bench/running-job-redis.ts`.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import express from 'express';
+import { createClient } from '@keyv/redis';
+import { virtualAnchor } from '../src/index.js';
+import type { EngineContext, SeparationEngine, SeparationInput, SeparationOutput } from '../src/domain/engines.js';
+import type { BenchLine } from './lib/settings.js';
+import { round } from './lib/stats.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const JOBS = Number(process.env.BENCH_RUNNING_JOBS ?? 8);
+const RUN_MS = Number(process.env.BENCH_RUNNING_JOB_MS ?? 12_000);
+const WINDOW_MS = Number(process.env.BENCH_RUNNING_WINDOW_MS ?? 6_000);
+const KEYS = Array.from({ length: JOBS }, (_, i) => `bench-key-${i}-${'x'.repeat(8)}`);
+
+/** A mono 16-bit wav of `seconds` of silence. */
+function silentWav(seconds: number, rate = 16_000): Buffer {
+  const data = Math.round(seconds * rate) * 2;
+  const wav = Buffer.alloc(44 + data);
+  wav.write('RIFF', 0);
+  wav.writeUInt32LE(36 + data, 4);
+  wav.write('WAVEfmt ', 8);
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20);
+  wav.writeUInt16LE(1, 22);
+  wav.writeUInt32LE(rate, 24);
+  wav.writeUInt32LE(rate * 2, 28);
+  wav.writeUInt16LE(2, 32);
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36);
+  wav.writeUInt32LE(data, 40);
+  return wav;
+}
+
+/** Reports progress every 100 ms for RUN_MS, then writes silent stems; stops at once when aborted. */
+class SteadyEngine implements SeparationEngine {
+  async separate(input: SeparationInput, context: EngineContext): Promise<SeparationOutput> {
+    const started = Date.now();
+    while (Date.now() - started < RUN_MS) {
+      context.signal.throwIfAborted();
+      context.onProgress({ done: (Date.now() - started) / 1000, total: RUN_MS / 1000, unit: 'seconds' });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await writeFile(input.speechPath, silentWav(0.5));
+    await writeFile(input.ambiencePath, silentWav(0.5));
+    return { contentType: 'audio/wav', extension: 'wav' };
+  }
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Runs the measurement and returns its line. */
+export async function measureRunningJobRedis(): Promise<BenchLine> {
+  const namespace = `va-bench-rt-${randomBytes(3).toString('hex')}`;
+  const dataDir = await mkdtemp(join(tmpdir(), 'va-bench-rt-'));
+  const input = silentWav(1);
+  const files = createServer((_req, res) => res.writeHead(200, { 'content-type': 'audio/wav' }).end(input));
+  const filesUrl = await listen(files);
+  const media = virtualAnchor({
+    apiKeys: KEYS,
+    redis: REDIS_URL,
+    redisNamespace: namespace,
+    dataDir,
+    allowPrivateUrls: true,
+    logger: false,
+    concurrency: { engines: JOBS },
+    backends: { separation: new SteadyEngine(), lipSync: false, avatarRenderer: false, faceDetector: false, photoRenderer: false },
+  });
+  await media.instance.ready();
+  const app = express();
+  app.use(media);
+  const server = createServer(app);
+  const base = await listen(server);
+  const monitor = await createClient({ url: REDIS_URL }).connect();
+  const counts = new Map<string, number>();
+  let counting = false;
+  try {
+    await monitor.monitor((line: string) => {
+      if (!counting || !line.includes(namespace)) return;
+      const match = /^\S+ \[(\S+) ([^\]]+)\] "(\w+)"/.exec(line);
+      if (!match || match[1] === 'lua' || match[2] === 'lua') return; // commands run inside a script are not round trips
+      const command = match[3]!.toUpperCase();
+      counts.set(command, (counts.get(command) ?? 0) + 1);
+    });
+    const uids: [string, string][] = [];
+    for (const key of KEYS) {
+      const res = await fetch(`${base}/v1/sourceSeparations`, {
+        method: 'POST',
+        headers: { key, 'content-type': 'application/json' },
+        body: JSON.stringify({ audioUri: `${filesUrl}/input.wav` }),
+      });
+      if (res.status !== 200 && res.status !== 201) throw new Error(`creation answered ${res.status}: ${await res.text()}`);
+      const [created] = (await res.json()) as { uid: string }[];
+      uids.push([created!.uid, key]);
+    }
+    const status = async ([uid, key]: [string, string]) =>
+      ((await (await fetch(`${base}/v1/sourceSeparations/${uid}`, { headers: { key } })).json()) as { status: string }).status;
+    for (const deadline = Date.now() + 30_000; ; ) {
+      if ((await Promise.all(uids.map(status))).every((s) => s === 'ongoing')) break;
+      if (Date.now() > deadline) throw new Error('the jobs did not all start within 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    counting = true;
+    await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
+    counting = false;
+    const total = [...counts.values()].reduce((a, b) => a + b, 0);
+    const perJobSecond = (n: number) => round(n / JOBS / (WINDOW_MS / 1000), 3);
+    return {
+      bench: 'running-job-redis',
+      jobs: JOBS,
+      windowMs: WINDOW_MS,
+      roundTripsPerJobSecond: perJobSecond(total),
+      byCommand: Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]).map(([command, n]) => [command, perJobSecond(n)])),
+    };
+  } finally {
+    await monitor.close().catch(() => undefined);
+    server.closeAllConnections();
+    server.close();
+    files.close();
+    await media.instance.close();
+    const cleanup = await createClient({ url: REDIS_URL }).connect();
+    for await (const batch of cleanup.scanIterator({ MATCH: `${namespace}*`, COUNT: 500 })) if (batch.length > 0) await cleanup.unlink(batch);
+    await cleanup.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  process.stdout.write(`${JSON.stringify(await measureRunningJobRedis())}\n`);
+  process.exit(0);
+}
