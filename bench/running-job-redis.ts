@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import express from 'express';
 import { createClient } from '@keyv/redis';
 import { virtualAnchor } from '../src/index.js';
+import { wavFile } from '../src/testing/wav.js';
 import type { EngineContext, SeparationEngine, SeparationInput, SeparationOutput } from '../src/domain/engines.js';
 import type { BenchLine } from './lib/settings.js';
 import { round } from './lib/stats.js';
@@ -30,21 +31,7 @@ const KEYS = Array.from({ length: JOBS }, (_, i) => `bench-key-${i}-${'x'.repeat
 
 /** A mono 16-bit wav of `seconds` of silence. */
 function silentWav(seconds: number, rate = 16_000): Buffer {
-  const data = Math.round(seconds * rate) * 2;
-  const wav = Buffer.alloc(44 + data);
-  wav.write('RIFF', 0);
-  wav.writeUInt32LE(36 + data, 4);
-  wav.write('WAVEfmt ', 8);
-  wav.writeUInt32LE(16, 16);
-  wav.writeUInt16LE(1, 20);
-  wav.writeUInt16LE(1, 22);
-  wav.writeUInt32LE(rate, 24);
-  wav.writeUInt32LE(rate * 2, 28);
-  wav.writeUInt16LE(2, 32);
-  wav.writeUInt16LE(16, 34);
-  wav.write('data', 36);
-  wav.writeUInt32LE(data, 40);
-  return wav;
+  return wavFile(Buffer.alloc(Math.round(seconds * rate) * 2), rate);
 }
 
 /** Reports progress every 100 ms for RUN_MS, then writes silent stems; stops at once when aborted. */
