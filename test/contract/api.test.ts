@@ -264,6 +264,7 @@ for (const adapter of ADAPTERS) {
         for (const value of ['0', '-1', 'abc', '101', '1.5', '']) {
           const res = await app.http.get(`/v2/avatar?perPage=${value}`).set('key', KEYS.a);
           assertError(res, 400, 'validation_failed', ['query.perPage']);
+          if (value === '101') assert.equal(res.body.error.details[0].message, 'perPage is 101; at most 100 is accepted (limits.maxPerPage)');
         }
         for (const value of ['0', '-2', 'x']) {
           assertError(await app.http.get(`/v2/avatar?page=${value}`).set('key', KEYS.a), 400, 'validation_failed', ['query.page']);
@@ -379,9 +380,11 @@ for (const adapter of ADAPTERS) {
         // Caught while streaming: the declared length is within the multipart allowance.
         const streamed = await app.http.post('/v1/uploads').set('key', KEYS.c).attach('file', h.path('tone-80k.wav'));
         assertError(streamed, 413, 'too_large');
+        assert.equal(streamed.body.error.message, 'the file is larger than 48.8 KiB (50000 bytes); at most 48.8 KiB (50000 bytes) is accepted (limits.maxUploadBytes)');
         // Refused up front: the declared length is far over the limit.
         const declared = await app.http.post('/v1/uploads').set('key', KEYS.c).attach('file', h.path('long.wav'));
         assertError(declared, 413, 'too_large');
+        assert.match(declared.body.error.message, /^the request body is 1\.4 MiB \(\d+ bytes\); at most 48\.8 KiB \(50000 bytes\) is accepted \(limits\.maxUploadBytes\)$/);
         assert.deepEqual(await blobsOnDisk(app), blobs);
         assert.deepEqual(await readdir(join(app.dataDir, 'tmp')), []);
       });

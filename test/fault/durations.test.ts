@@ -113,6 +113,7 @@ for (const adapter of ADAPTERS) {
       const calls = app.separation.calls;
       const res = await app.http.post('/v1/sourceSeparations').set('key', KEYS.a).send({ audioUri: files.url(LYING_FILES.m4a) });
       assertError(res, 400, 'too_long', ['body.audioUri']);
+      assert.equal(res.body.error.message, 'the audio lasts more than 1200 s (20 min) when decoded; at most 1200 s (20 min) is accepted (limits.maxSeparationSec)');
       assert.equal(app.separation.calls, calls, 'no engine run');
     });
 

@@ -207,6 +207,7 @@ for (const adapter of ADAPTERS) {
         const first = await socket.answer();
         assert.equal(first.status, 413, first.text);
         assert.match(first.text, /"code":"payload_too_large"/);
+        assert.match(first.text, /"message":"the JSON body is larger than 1 KiB; at most 1 KiB is accepted \(limits\.maxJsonBytes\)"/);
         assert.doesNotMatch(first.head, /connection: close/i);
         socket.write('GET /v1/openapi.json HTTP/1.1\r\nHost: edge\r\n\r\n');
         const second = await socket.answer();

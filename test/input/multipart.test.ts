@@ -138,10 +138,11 @@ describe('receiveUpload', () => {
         this.push(null);
       },
     });
-    const headers = { 'content-type': CONTENT_TYPE, 'content-length': String(50_000_000) };
-    await assert.rejects(receiveUpload(stream, headers, blobs, OPTS), (e: unknown) => {
+    const headers = { 'content-type': CONTENT_TYPE, 'content-length': String(50 * 2 ** 20) };
+    await assert.rejects(receiveUpload(stream, headers, blobs, { ...OPTS, maxBytesOption: 'limits.maxUploadBytes' }), (e: unknown) => {
       uploadError('too_large')(e);
       assert.equal((e as UploadError).httpStatus, 413);
+      assert.equal((e as UploadError).message, 'the request body is 50 MiB; at most 9.8 KiB (10000 bytes) is accepted (limits.maxUploadBytes)');
       return true;
     });
     await new Promise((resolve) => setImmediate(resolve));
@@ -151,7 +152,11 @@ describe('receiveUpload', () => {
   it('refuses a file over maxBytes by counting, and keeps nothing', async () => {
     const body = multipart([{ name: 'file', filename: 'big.wav', data: Buffer.alloc(OPTS.maxBytes + 1, 3) }]);
     await assertNothingNewStored(() =>
-      assert.rejects(receiveUpload(chunked(body), { 'content-type': CONTENT_TYPE }, blobs, OPTS), uploadError('too_large')),
+      assert.rejects(receiveUpload(chunked(body), { 'content-type': CONTENT_TYPE }, blobs, { ...OPTS, maxBytesOption: 'limits.maxUploadBytes' }), (e: unknown) => {
+        uploadError('too_large')(e);
+        assert.equal((e as UploadError).message, 'the file is larger than 9.8 KiB (10000 bytes); at most 9.8 KiB (10000 bytes) is accepted (limits.maxUploadBytes)');
+        return true;
+      }),
     );
   });
 

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { after, before, describe, it } from 'node:test';
 import { InputError } from '../../src/core/input/errors.js';
 import { silentLogger } from '../../src/domain/logger.js';
@@ -38,13 +39,14 @@ after(async () => {
 
 const url = (name: FixtureName): string => `${server.origin}/f/${name}`;
 
-/** Asserts an InputError with `code`, and that the download it made is gone again. */
-async function rejectsAndCleansUp(promise: Promise<unknown>, code: string): Promise<void> {
+/** Asserts an InputError with `code` (and `message`, when given), and that the download it made is gone again. */
+async function rejectsAndCleansUp(promise: Promise<unknown>, code: string, message?: string): Promise<void> {
   const before = blobs.created.length;
   await assert.rejects(promise, (error: unknown) => {
     assert.ok(error instanceof InputError, String(error));
     assert.equal(error.code, code, error.message);
     assert.equal(error.httpStatus, 400);
+    if (message !== undefined) assert.equal(error.message, message);
     return true;
   });
   const made = blobs.created.slice(before);
@@ -71,8 +73,12 @@ describe('InputResolver: remote URLs', () => {
     await rejectsAndCleansUp(resolver.resolve(url('tone.flac'), 'owner-a', SEPARATION), 'unsupported_format');
   });
 
-  it('refuses audio over the duration limit', async () => {
-    await rejectsAndCleansUp(resolver.resolve(url('long.wav'), 'owner-a', AVATAR_AUDIO), 'too_long');
+  it('refuses audio over the duration limit, quoting the limit and its option, not the decode cut-off (11.5 s)', async () => {
+    await rejectsAndCleansUp(
+      resolver.resolve(url('long.wav'), 'owner-a', { ...AVATAR_AUDIO, maxDurationOption: 'limits.maxAvatarAudioSec' }),
+      'too_long',
+      'the audio lasts more than 10 s when decoded; at most 10 s is accepted (limits.maxAvatarAudioSec)',
+    );
     const ok = await resolver.resolve(url('tone.wav'), 'owner-a', AVATAR_AUDIO);
     assert.ok(ok.probe.durationSec <= 10);
   });
@@ -86,7 +92,12 @@ describe('InputResolver: remote URLs', () => {
   it('accepts audio decoding a fraction of a second past the limit, cut to the limit', async () => {
     const resolved = await resolver.resolve(url('long.wav'), 'owner-a', { ...AVATAR_AUDIO, maxDurationSec: 11.7 });
     assert.equal(resolved.durationSec, 11.7);
-    await rejectsAndCleansUp(resolver.resolve(url('long.wav'), 'owner-a', { ...AVATAR_AUDIO, maxDurationSec: 11.4 }), 'too_long');
+    // Under the decode cut-off (12.9 s) the length is known and given.
+    await rejectsAndCleansUp(
+      resolver.resolve(url('long.wav'), 'owner-a', { ...AVATAR_AUDIO, maxDurationSec: 11.4 }),
+      'too_long',
+      'the audio lasts 12 s when decoded; at most 11.4 s is accepted',
+    );
   });
 
   it('refuses with timeout when decoding outlasts its deadline', async () => {
@@ -129,10 +140,12 @@ describe('InputResolver: remote URLs', () => {
     await rejectsAndCleansUp(strict.resolve(url('tone.wav'), 'owner-a', SEPARATION), 'forbidden_address');
   });
 
-  it('maps a download over maxBytes to too_large (413)', async () => {
-    await assert.rejects(resolver.resolve(url('tone.wav'), 'owner-a', { ...SEPARATION, maxBytes: 1000 }), {
+  it('maps a download over maxBytes to too_large (413), naming the limit in KiB and its option', async () => {
+    // The test server sends no Content-Length: the download is cut off at the limit, so its size is not known.
+    await assert.rejects(resolver.resolve(url('tone.wav'), 'owner-a', { ...SEPARATION, maxBytes: 1024, maxBytesOption: 'limits.maxDownloadBytes' }), {
       code: 'too_large',
       httpStatus: 413,
+      message: 'the file is larger than 1 KiB; at most 1 KiB is accepted (limits.maxDownloadBytes)',
     });
   });
 });
@@ -161,6 +174,15 @@ describe('InputResolver: uploads', () => {
       await assert.rejects(resolver.resolve(link, owner, SEPARATION), { code: 'not_found' });
     }
     assert.ok(await blobs.stat(id), "the upload is untouched");
+  });
+
+  it('refuses an upload over maxBytes with too_large, giving its size', async () => {
+    const id = await upload('tone.wav', 'owner-a');
+    const size = (await stat(fx.path('tone.wav'))).size;
+    await assert.rejects(resolver.resolve(`upload://${id}`, 'owner-a', { ...SEPARATION, maxBytes: 2048, maxBytesOption: 'limits.maxPhotoBytes' }), {
+      code: 'too_large',
+      message: `the uploaded file is ${(size / 1024).toFixed(1).replace(/\.0$/, '')} KiB (${size} bytes); at most 2 KiB is accepted (limits.maxPhotoBytes)`,
+    });
   });
 
   it('never deletes an upload that fails the checks', async () => {

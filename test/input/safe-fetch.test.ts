@@ -111,8 +111,12 @@ describe('safeFetch', () => {
     assert.equal((await blobs.stat(ref.id))?.meta.owner, 'owner-a');
   });
 
-  it('rejects a declared Content-Length over the cap', async () => {
-    await assert.rejects(safeFetch(`${server.origin}/big-declared`, blobs, open), inputError('too_large'));
+  it('rejects a declared Content-Length over the cap, giving the declared size, the limit and its option', async () => {
+    await assert.rejects(safeFetch(`${server.origin}/big-declared`, blobs, { ...open, maxBytesOption: 'limits.maxDownloadBytes' }), (e: unknown) => {
+      inputError('too_large')(e);
+      assert.equal((e as InputError).message, 'the file is 4.9 KiB (5000 bytes); at most 1000 bytes is accepted (limits.maxDownloadBytes)');
+      return true;
+    });
   });
 
   it('rejects a body over the cap by counting bytes, leaving no blob', async () => {
@@ -120,6 +124,7 @@ describe('safeFetch', () => {
     await assert.rejects(safeFetch(`${server.origin}/big-chunked`, blobs, open), (e: unknown) => {
       inputError('too_large')(e);
       assert.equal((e as InputError).httpStatus, 413);
+      assert.equal((e as InputError).message, 'the file is larger than 1000 bytes; at most 1000 bytes is accepted');
       return true;
     });
     assert.equal(blobs.created.length, count);

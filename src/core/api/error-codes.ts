@@ -29,7 +29,7 @@ const INPUT_CODES: Record<Exclude<InputErrorCode | UploadErrorCode, 'too_large'>
   not_image: `a photo (\`POST /v2/avatar\`) or \`backgroundUrl\` that is not a single JPEG, PNG or WebP still image, or has more than ${megapixels} megapixels (\`MAX_IMAGE_PIXELS\`, read from its header the way the decoder reads it, see docs/faults.md; the message gives the size and the limit)`,
   unsupported_format: "a separation input whose container is not mp3, wav, mp4 or mov (decided by content, not file name)",
   too_long:
-    "the audio lasts longer than its limit (`limits.maxAvatarAudioSec`, 5 minutes; `limits.maxSeparationSec`) **when decoded**: the header's duration is not trusted; up to 0.5 s over is accepted and cut to the limit",
+    "the audio lasts longer than its limit (`limits.maxAvatarAudioSec`, 5 minutes; `limits.maxSeparationSec`) **when decoded**: the header's duration is not trusted; up to 0.5 s over is accepted and cut to the limit. The message gives the decoded length (or \"more than\" the limit, when decoding stopped past it), the limit and the option that sets it",
   not_multipart: 'an upload body that is not well-formed `multipart/form-data`',
   missing_file: 'an upload without a non-empty file part named `file`',
   too_many_files: 'an upload with more than one file part',
@@ -85,8 +85,10 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
   413: {
     description: 'Too large: the JSON body, an upload or a downloaded input exceeds its limit',
     codes: {
-      payload_too_large: 'JSON body over `limits.maxJsonBytes` (sent with `Connection: close` when the body goes on more than 1 MiB past the limit)',
-      too_large: 'an upload, a photo or a downloaded input over its limit (`limits.maxUploadBytes`, `limits.maxPhotoBytes`, `limits.maxDownloadBytes`)',
+      payload_too_large:
+        'JSON body over `limits.maxJsonBytes` (sent with `Connection: close` when the body goes on more than 1 MiB past the limit); the message gives the declared size (or \"larger than\" the limit) and the limit',
+      too_large:
+        'an upload, a photo or a downloaded input over its limit (`limits.maxUploadBytes`, `limits.maxPhotoBytes`, `limits.maxDownloadBytes`); the message gives the size (or \"larger than\" the limit, when the bytes were cut off there), the limit and the option that sets it',
     },
   },
   422: {

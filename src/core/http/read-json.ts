@@ -1,6 +1,7 @@
 import type { CoreRequest } from './types.js';
 import { ApiError } from '../errors.js';
 import { readBody } from './read-body.js';
+import { tooLargeText } from '../input/limit-text.js';
 
 /**
  * Deepest nesting of arrays and objects accepted in a JSON body (the top-level object or array is level 1).
@@ -29,7 +30,9 @@ export async function readJson(request: CoreRequest, maxBytes: number): Promise<
   const declared = Number(request.headers['content-length'] ?? NaN);
   const read = await readBody(request.bodyStream, maxBytes, Number.isFinite(declared) ? declared : undefined);
   if (read.kind === 'too_large') {
-    throw new ApiError(413, 'payload_too_large', `the JSON body exceeds ${maxBytes} bytes`, undefined, read.keepAlive ? undefined : { connection: 'close' });
+    const size = Number.isFinite(declared) && declared > maxBytes ? declared : undefined;
+    const message = tooLargeText('the JSON body', size, maxBytes, 'limits.maxJsonBytes');
+    throw new ApiError(413, 'payload_too_large', message, undefined, read.keepAlive ? undefined : { connection: 'close' });
   }
   if (read.kind === 'aborted') throw ApiError.badRequest('invalid_json', 'the request body was cut off before its end');
   const text = read.bytes.toString('utf8');

@@ -1,5 +1,6 @@
 import type { MediaProbe } from '../../inference/media/index.js';
 import { InputError } from './errors.js';
+import { acceptedAtMost, formatSeconds } from './limit-text.js';
 
 /** What an input must be. */
 export interface MediaRules {
@@ -11,6 +12,8 @@ export interface MediaRules {
    * {@link checkDecodedDuration}), never against what the file's header says.
    */
   maxDurationSec?: number;
+  /** The option that sets `maxDurationSec` (e.g. `limits.maxAvatarAudioSec`), named in the `too_long` message. */
+  maxDurationOption?: string;
 }
 
 /**
@@ -65,14 +68,15 @@ function checkAudio(probe: MediaProbe): void {
  * @throws {InputError} `not_audio` when nothing decodes, `too_long` when the audio lasts longer than the limit
  *   (by more than {@link DURATION_TOLERANCE_SEC}).
  */
-export function checkDecodedDuration(decodedSec: number, rules: Pick<MediaRules, 'maxDurationSec'>): number {
+export function checkDecodedDuration(decodedSec: number, rules: Pick<MediaRules, 'maxDurationSec' | 'maxDurationOption'>): number {
   if (!(decodedSec > 0)) throw new InputError('not_audio', 'no audio could be decoded from the file');
   const limit = rules.maxDurationSec;
   if (limit === undefined) return decodedSec;
   if (decodedSec > limit + DURATION_TOLERANCE_SEC) {
+    // Decoding stopped at the cap, a little past the limit: all that is known is that the audio is longer than the limit.
     const cap = decodeCapSec(rules) ?? Infinity;
-    const lasts = decodedSec >= cap ? `more than ${decodedSec.toFixed(1)} s` : `${decodedSec.toFixed(1)} s`;
-    throw new InputError('too_long', `the audio lasts ${lasts} when decoded; at most ${limit} s is accepted`);
+    const lasts = decodedSec >= cap ? `more than ${formatSeconds(limit)}` : formatSeconds(decodedSec);
+    throw new InputError('too_long', `the audio lasts ${lasts} when decoded; ${acceptedAtMost(formatSeconds(limit), rules.maxDurationOption)}`);
   }
   return Math.min(decodedSec, limit);
 }

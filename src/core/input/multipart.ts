@@ -6,6 +6,7 @@ import type { BlobRef } from '../../domain/job.js';
 import { BlobTooLargeError, type BlobStore } from '../../storage/blob-store.js';
 import { UploadError } from './errors.js';
 import { cleanMediaType } from './media-type.js';
+import { tooLargeText } from './limit-text.js';
 import { truncateUtf8 } from '../file-name.js';
 import { consoleLogger, type Logger } from '../../domain/logger.js';
 
@@ -21,6 +22,8 @@ export interface ReceiveUploadOptions {
   owner: string;
   /** Largest accepted file in bytes. */
   maxBytes: number;
+  /** The option that sets `maxBytes` (e.g. `limits.maxUploadBytes`), named in the `too_large` message. */
+  maxBytesOption?: string;
   /** How long the upload is kept; sets the blob's `expiresAt`. */
   retentionMs: number;
   /** Clock, for tests. */
@@ -64,7 +67,7 @@ export function receiveUpload(
 ): Promise<ReceivedUpload> {
   let parser: Busboy;
   try {
-    parser = openParser(headers, opts.maxBytes);
+    parser = openParser(headers, opts.maxBytes, opts.maxBytesOption);
   } catch (error) {
     stream.resume();
     return Promise.reject(error);
@@ -83,7 +86,7 @@ export function receiveUpload(
       stream.unpipe(parser);
       if (!parser.destroyed) parser.destroy();
       stream.resume(); // discard whatever the client still sends
-      conclude(upload, failure, blobs, opts.logger ?? consoleLogger).then((received) => resolve({ ...received, fields }), reject);
+      conclude(upload, failure, blobs, opts.logger ?? consoleLogger, opts.maxBytesOption).then((received) => resolve({ ...received, fields }), reject);
     };
 
     parser.on('file', (name: string, file: Readable, info: FileInfo) => {
@@ -112,14 +115,14 @@ export function receiveUpload(
   });
 }
 
-function openParser(headers: UploadHeaders, maxBytes: number): Busboy {
+function openParser(headers: UploadHeaders, maxBytes: number, maxBytesOption: string | undefined): Busboy {
   const type = headers['content-type'] ?? '';
   if (!/^multipart\/form-data\b/i.test(type.trim())) {
     throw new UploadError('not_multipart', 'expected a multipart/form-data body with a file part named "file"');
   }
   const declared = Number(headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes + MULTIPART_OVERHEAD) {
-    throw new UploadError('too_large', `the file exceeds the limit of ${maxBytes} bytes`);
+    throw new UploadError('too_large', tooLargeText('the request body', declared, maxBytes, maxBytesOption));
   }
   try {
     return busboy({
@@ -163,6 +166,7 @@ async function conclude(
   failure: UploadError | undefined,
   blobs: BlobStore,
   logger: Logger,
+  maxBytesOption: string | undefined,
 ): Promise<ReceivedUpload> {
   let received: ReceivedUpload | undefined;
   let storeError: unknown;
@@ -176,7 +180,7 @@ async function conclude(
   const error =
     failure ??
     (storeError instanceof BlobTooLargeError
-      ? new UploadError('too_large', storeError.message, { cause: storeError })
+      ? new UploadError('too_large', tooLargeText('the file', undefined, storeError.limit, maxBytesOption), { cause: storeError })
       : storeError) ??
     (received === undefined
       ? new UploadError('missing_file', 'no file part named "file"')

@@ -20,6 +20,7 @@ import { checkImageFile, ImageCheckError, MAX_IMAGE_PIXELS } from '../../inferen
 import { InputError } from './errors.js';
 import { checkDecodedDuration, checkMedia, decodeCapSec, type MediaRules } from './media-rules.js';
 import { safeFetch } from './safe-fetch.js';
+import { tooLargeText } from './limit-text.js';
 import { parseUploadRef } from './upload-ref.js';
 
 /** Construction options of {@link InputResolver}. */
@@ -54,6 +55,8 @@ export interface InputResolverOptions {
 export interface ResolveOptions extends MediaRules {
   /** Largest accepted file in bytes. */
   maxBytes: number;
+  /** The option that sets `maxBytes` (e.g. `limits.maxDownloadBytes`), named in the `too_large` message. */
+  maxBytesOption?: string;
   signal?: AbortSignal;
 }
 
@@ -100,7 +103,7 @@ export class InputResolver {
     const ref = parseUploadRef(url);
     const local = localPathReader(this.options.blobs);
     if (ref.kind === 'upload') {
-      const blob = await this.upload(ref.blobId, owner, opts.maxBytes);
+      const blob = await this.upload(ref.blobId, owner, opts);
       // A store without local files: the upload is copied once into a scratch folder to be checked.
       const checked = local
         ? await this.check(await local(blob.id), opts)
@@ -177,13 +180,13 @@ export class InputResolver {
     }
   }
 
-  private async upload(blobId: string | undefined, owner: string, maxBytes: number): Promise<BlobRef> {
+  private async upload(blobId: string | undefined, owner: string, { maxBytes, maxBytesOption }: ResolveOptions): Promise<BlobRef> {
     const info = blobId === undefined ? undefined : await this.options.blobs.stat(blobId);
     const expired = info?.meta.expiresAt !== undefined && Date.parse(info.meta.expiresAt) <= this.now().getTime();
     if (!info || info.meta.owner !== owner || expired) {
       throw new InputError('not_found', 'no such upload for this key (it may have expired)');
     }
-    if (info.size > maxBytes) throw new InputError('too_large', `the file is larger than ${maxBytes} bytes`);
+    if (info.size > maxBytes) throw new InputError('too_large', tooLargeText('the uploaded file', info.size, maxBytes, maxBytesOption));
     return { id: info.id, contentType: info.contentType, size: info.size };
   }
 
@@ -191,6 +194,7 @@ export class InputResolver {
     const retention = this.options.downloadRetentionMs;
     return safeFetch(url, into, {
       maxBytes: opts.maxBytes,
+      maxBytesOption: opts.maxBytesOption,
       meta: {
         owner,
         ...(retention === undefined ? {} : { expiresAt: new Date(this.now().getTime() + retention).toISOString() }),

@@ -12,11 +12,14 @@ import {
 } from './address-guard.js';
 import { InputError } from './errors.js';
 import { cleanMediaType } from './media-type.js';
+import { tooLargeText } from './limit-text.js';
 
 /** Options of {@link safeFetch}. */
 export interface SafeFetchOptions {
   /** Largest accepted body in bytes; more → `InputError('too_large')`, nothing stored. */
   maxBytes: number;
+  /** The option that sets `maxBytes`, named in the `too_large` message. */
+  maxBytesOption?: string;
   /** Metadata of the new blob; `contentType` defaults to the response's media type. */
   meta: Omit<BlobMeta, 'contentType'> & { contentType?: string };
   /** Deadline for the whole download, all redirects and the body included (default 30 s). */
@@ -76,7 +79,7 @@ export async function safeFetch(url: string, blobs: BlobStore, options: SafeFetc
       return await store(response, blobs, options);
     }
   } catch (error) {
-    throw translate(error, deadline, options.signal, target);
+    throw translate(error, deadline, options.signal, target, options.maxBytesOption);
   }
 }
 
@@ -131,7 +134,7 @@ async function store(response: IncomingMessage, blobs: BlobStore, options: SafeF
   const declared = Number(response.headers['content-length']);
   if (Number.isFinite(declared) && declared > options.maxBytes) {
     response.destroy();
-    throw new BlobTooLargeError(options.maxBytes);
+    throw new InputError('too_large', tooLargeText('the file', declared, options.maxBytes, options.maxBytesOption));
   }
   const contentType = options.meta.contentType ?? cleanMediaType(response.headers['content-type']);
   const meta: BlobMeta = { ...options.meta, contentType };
@@ -153,12 +156,12 @@ class NetworkFailure extends Error {
   }
 }
 
-function translate(error: unknown, deadline: AbortSignal, callerSignal: AbortSignal | undefined, target: URL): unknown {
+function translate(error: unknown, deadline: AbortSignal, callerSignal: AbortSignal | undefined, target: URL, maxBytesOption?: string): unknown {
   if (error instanceof InputError) return error;
   if (deadline.aborted) return new InputError('timeout', `downloading from ${target.host} took too long`, { cause: error });
   if (callerSignal?.aborted) return callerSignal.reason;
   if (error instanceof BlobTooLargeError) {
-    return new InputError('too_large', `the file is larger than ${error.limit} bytes`, { cause: error });
+    return new InputError('too_large', tooLargeText('the file', undefined, error.limit, maxBytesOption), { cause: error });
   }
   if (error instanceof ForbiddenAddressError) {
     return new InputError('forbidden_address', `${target.host} is not a public address`, { cause: error });

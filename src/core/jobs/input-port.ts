@@ -11,6 +11,8 @@ export interface InputRequest {
   allowedContainers?: string[];
   /** Longest accepted duration in seconds, of what the audio decodes to (a header's claim does not count). */
   maxDurationSec?: number;
+  /** The option that sets `maxDurationSec`, named in the `too_long` message. */
+  maxDurationOption?: string;
 }
 
 /** A resolved input. */

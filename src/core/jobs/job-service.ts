@@ -61,7 +61,14 @@ export class JobService {
     }
     return this.withInputs(async (keep) => {
       const audio = keep(
-        await this.inputs.resolve({ url: body.audioUrl, owner, kind: 'audio', field: 'audioUrl', maxDurationSec: this.limits.maxAvatarAudioSec }),
+        await this.inputs.resolve({
+          url: body.audioUrl,
+          owner,
+          kind: 'audio',
+          field: 'audioUrl',
+          maxDurationSec: this.limits.maxAvatarAudioSec,
+          maxDurationOption: 'limits.maxAvatarAudioSec',
+        }),
       );
       const background = body.backgroundUrl
         ? keep(await this.inputs.resolve({ url: body.backgroundUrl, owner, kind: 'image', field: 'backgroundUrl' }))
@@ -102,6 +109,7 @@ export class JobService {
           field: 'audioUri',
           allowedContainers: SEPARATION_CONTAINERS,
           maxDurationSec: this.limits.maxSeparationSec,
+          maxDurationOption: 'limits.maxSeparationSec',
         }),
       );
       const now = new Date().toISOString();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { JOB_STATUSES } from '../../domain/job.js';
+import { acceptedAtMost } from '../input/limit-text.js';
 
 /** ISO 8601 UTC timestamp with milliseconds, e.g. `2026-01-01T00:00:00.000Z`. */
 export const timestampSchema = z.iso.datetime({ precision: 3 }).meta({ description: 'ISO 8601 UTC timestamp with milliseconds' });
@@ -37,15 +38,18 @@ export interface PagingLimits {
   maxPerPage: number;
 }
 
-/** A whole number in the URL: digits become a number before validation, so the document shows an integer. */
-const positiveInt = (name: string, max: number) =>
+/**
+ * A whole number in the URL: digits become a number before validation, so the document shows an integer. Over `max`,
+ * the message gives the number sent and names `option`, the option that sets `max`, when there is one.
+ */
+const positiveInt = (name: string, max: number, option?: string) =>
   z.preprocess(
     (value) => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value),
     z
       .number({ error: `${name} must be a positive whole number` })
       .int(`${name} must be a positive whole number`)
       .min(1, `${name} must be at least 1`)
-      .max(max, `${name} must be at most ${max}`),
+      .max(max, { error: (issue) => `${name} is ${String(issue.input)}; ${acceptedAtMost(String(max), option)}` }),
   );
 
 /** Query of the avatar list: `page` and `perPage` (strings in the URL, whole numbers after parsing). */
@@ -53,7 +57,7 @@ export function pagingQuerySchema(limits: PagingLimits) {
   return z
     .object({
       page: positiveInt('page', 1_000_000).default(1),
-      perPage: positiveInt('perPage', limits.maxPerPage).default(limits.defaultPerPage),
+      perPage: positiveInt('perPage', limits.maxPerPage, 'limits.maxPerPage').default(limits.defaultPerPage),
     })
     .strict();
 }

@@ -216,7 +216,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
   const jobs: JobService = new JobService(
     jobStore,
     blobs,
-    new ResolverInputPort(resolver, options.limits.maxDownloadBytes),
+    new ResolverInputPort(resolver, options.limits.maxDownloadBytes, 'limits.maxDownloadBytes'),
     queue,
     dangerous,
     async (uid, owner) => catalogue.get(uid) !== undefined || photoAvatars.usable(uid, owner),
@@ -234,9 +234,9 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
   const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger, jobStore, [
     { name: 'photo avatar recovery', run: () => settler.sweep() },
   ]);
-  const uploads = new MultipartUploadPort(blobs, options.limits.maxUploadBytes, options.retention.uploadsMs, logger);
-  const photoUploads = new MultipartUploadPort(blobs, options.limits.maxPhotoBytes, options.retention.uploadsMs, logger);
-  const photoInputs = new ResolverInputPort(resolver, options.limits.maxPhotoBytes);
+  const uploads = new MultipartUploadPort(blobs, options.limits.maxUploadBytes, options.retention.uploadsMs, logger, 'limits.maxUploadBytes');
+  const photoUploads = new MultipartUploadPort(blobs, options.limits.maxPhotoBytes, options.retention.uploadsMs, logger, 'limits.maxPhotoBytes');
+  const photoInputs = new ResolverInputPort(resolver, options.limits.maxPhotoBytes, 'limits.maxPhotoBytes');
 
   return {
     jobStore,

@@ -16,11 +16,12 @@ function toApiError(error: unknown, field?: string, headers?: Record<string, str
   return new ApiError(error.httpStatus, error.code, error.message, details, headers);
 }
 
-/** {@link InputPort} on top of the {@link InputResolver}. */
+/** {@link InputPort} on top of the {@link InputResolver}; `maxBytesOption` names the option that sets `maxBytes`. */
 export class ResolverInputPort implements InputPort {
   constructor(
     private readonly resolver: InputResolver,
     private readonly maxBytes: number,
+    private readonly maxBytesOption?: string,
   ) {}
 
   async resolve(request: InputRequest): Promise<ResolvedInput> {
@@ -28,8 +29,10 @@ export class ResolverInputPort implements InputPort {
       const media = await this.resolver.resolve(request.url, request.owner, {
         kind: request.kind,
         maxBytes: this.maxBytes,
+        maxBytesOption: this.maxBytesOption,
         allowedContainers: request.allowedContainers,
         maxDurationSec: request.maxDurationSec,
+        maxDurationOption: request.maxDurationOption,
       });
       return { blob: media.blob, durationSec: media.durationSec, scratch: media.scratch };
     } catch (error) {
@@ -38,13 +41,14 @@ export class ResolverInputPort implements InputPort {
   }
 }
 
-/** {@link UploadPort} on top of {@link receiveUpload}. */
+/** {@link UploadPort} on top of {@link receiveUpload}; `maxBytesOption` names the option that sets `maxBytes`. */
 export class MultipartUploadPort implements UploadPort {
   constructor(
     private readonly blobs: BlobStore,
     private readonly maxBytes: number,
     private readonly retentionMs: number,
     private readonly logger: Logger,
+    private readonly maxBytesOption?: string,
   ) {}
 
   async receive(body: Readable, headers: HeaderMap, owner: string) {
@@ -57,7 +61,7 @@ export class MultipartUploadPort implements UploadPort {
         body,
         { 'content-type': first('content-type'), 'content-length': first('content-length') },
         this.blobs,
-        { owner, maxBytes: this.maxBytes, retentionMs: this.retentionMs, logger: this.logger },
+        { owner, maxBytes: this.maxBytes, maxBytesOption: this.maxBytesOption, retentionMs: this.retentionMs, logger: this.logger },
       );
       // Retention counts from the moment the file was stored, the same instant GET /v1/uploads/:id reports.
       const info = await this.blobs.stat(upload.blob.id);
