@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import type * as ChildProcesses from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -23,7 +24,8 @@ import { runMedia } from '../../src/inference/media/run-media.js';
 import { OnnxSeparationEngine } from '../../src/inference/separation/engine.js';
 import { FrameTransform } from '../../src/inference/separation/stft.js';
 import { childModule } from '../../src/inference/workers/child-module.js';
-import { descendants, engineChildren, type ProcessInfo } from '../helpers/processes.js';
+import { descendants, engineChildren, ffmpegDescendants, type ProcessInfo } from '../helpers/processes.js';
+import { waitFor } from '../helpers/checks.js';
 import { TaskPool } from '../../src/inference/workers/task-pool.js';
 import { BINARIES, ffmpeg } from '../helpers/media.js';
 import type { FaultyTask } from './helpers/faulty-worker.js';
@@ -238,3 +240,52 @@ test('runMedia runs a command from a child process: its output, and MediaProcess
   assert.ok(missing instanceof MediaProcessError && missing.cause !== undefined, String(missing));
   assert.match(missing.message, /ENOENT/);
 });
+
+test('a pool whose child cannot be started fails the task (also one waiting for it) instead of leaving it pending; a closed pool starts nothing', async () => {
+  const missing = { path: join(dir, 'no-such-module.js'), execArgv: [] };
+  const broken = new TaskPool<FaultyTask, string>({ name: 'missing', module: missing, maxWorkers: 1 });
+  const first = assert.rejects(broken.run({ mode: 'echo', value: 'never' }), /the missing process (exited|failed)/);
+  const waiting = assert.rejects(broken.run({ mode: 'echo', value: 'never either' }), /the missing process (exited|failed)/);
+  await first;
+  await waiting;
+  await broken.close();
+  const module = childModule(import.meta.url, 'helpers/faulty-worker');
+  assert.ok(module);
+  const pool = new TaskPool<FaultyTask, string>({ name: 'faulty', module, maxWorkers: 1 });
+  const running = assert.rejects(pool.run({ mode: 'hang' }), /the faulty process was killed by SIGKILL/);
+  const queued = assert.rejects(pool.run({ mode: 'echo', value: 'queued' }), /the faulty pool is closed/);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await pool.close();
+  await running;
+  await queued;
+  await assert.rejects(pool.run({ mode: 'echo', value: 'late' }), /the faulty pool is closed/);
+  assert.equal(pool.size, 0, 'no child was started after close');
+});
+
+test('a child killed mid-task takes the ffmpeg processes it started with it (its process group)', async () => {
+  const module = childModule(import.meta.url, 'helpers/faulty-worker');
+  assert.ok(module);
+  const pool = new TaskPool<FaultyTask, string>({ name: 'faulty', module, maxWorkers: 1, abortGraceMs: 0 });
+  try {
+    const stop = new AbortController();
+    const running = pool.run({ mode: 'spawn-and-hang', ffmpegPath: binaries.ffmpegPath }, { signal: stop.signal });
+    const ffmpeg = await waitFor('the child to start ffmpeg', async () => (await ffmpegDescendants())[0], 20_000, 50);
+    const [child] = pool.pids;
+    assert.ok(child !== undefined);
+    process.kill(child, 'SIGSEGV');
+    await assert.rejects(running, /killed by SIGSEGV/);
+    await waitFor('the orphaned ffmpeg to be gone', async () => (isAlive(ffmpeg) ? undefined : true), 5_000, 50);
+  } finally {
+    await pool.close();
+  }
+});
+
+/** Whether process `pid` still exists (a zombie counts as gone). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+}

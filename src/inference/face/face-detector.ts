@@ -66,11 +66,18 @@ export class HumanFaceDetector implements FaceDetector {
     const timeoutMs = this.options.timeoutMs ?? FACE_DETECTION_TIMEOUT_MS;
     const timeout = new AbortController();
     let timer: NodeJS.Timeout | undefined;
+    let pickUp: NodeJS.Timeout | undefined;
     const startDeadline = () => {
+      clearTimeout(pickUp);
       timer ??= setTimeout(() => timeout.abort(new Error(`face detection did not finish within ${timeoutMs} ms`)), timeoutMs);
     };
+    // Once a child has the task, it must report the start within timeoutMs too (one that hangs loading its modules
+    // would otherwise hold the single detection slot for good).
+    const posted = () => {
+      pickUp = setTimeout(() => timeout.abort(new Error(`face detection did not start within ${timeoutMs} ms`)), timeoutMs);
+    };
     try {
-      return await workers.run({ imagePath }, { signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal, onEvent: startDeadline });
+      return await workers.run({ imagePath }, { signal: signal ? AbortSignal.any([signal, timeout.signal]) : timeout.signal, onEvent: startDeadline, onPosted: posted });
     } catch (error) {
       if (timeout.signal.aborted && !signal?.aborted) throw new Error(`face detection did not finish within ${timeoutMs} ms of starting`, { cause: error });
       // Errors lose their class crossing the thread: give callers the domain error back.
@@ -78,6 +85,7 @@ export class HumanFaceDetector implements FaceDetector {
       throw error;
     } finally {
       clearTimeout(timer);
+      clearTimeout(pickUp);
     }
   }
 }

@@ -6,7 +6,7 @@ import type { FrameDrawer } from './frame-drawer.js';
 import type { FrameEncoderSetup, FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
 import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
 import { rawFrameBytes, type RawVideoFormat } from '../media/raw-video.js';
-import { describeExit, holdChild, killChild, sendToChild, startChild } from '../workers/child.js';
+import { describeExit, holdChild, killChild, killGroup, sendToChild, startChild } from '../workers/child.js';
 import { childModule } from '../workers/child-module.js';
 import { reviveError } from '../workers/task-protocol.js';
 
@@ -393,7 +393,7 @@ function acquireWorker(): PooledWorker {
   }
   const entry = WORKER_ENTRY;
   if (entry === undefined) throw new Error('the frame child module is missing');
-  const child = startChild(entry, { name: 'frame drawing' });
+  const child = startChild(entry, { name: 'frame drawing', maxOldGenerationSizeMb: 512 });
   const worker: PooledWorker = { child };
   // While a child draws a video, the video's FrameSource listens too and fails that video with the error (its
   // frames() throws it, and the job ends in `error` with it). This listener only keeps an error of an idle
@@ -401,6 +401,7 @@ function acquireWorker(): PooledWorker {
   // pool; the next video starts a fresh one.
   child.on('error', () => undefined);
   child.on('exit', () => {
+    killGroup(child); // the ffmpeg of a video it was drawing, when it crashed
     const at = idleWorkers.indexOf(worker);
     if (at >= 0) idleWorkers.splice(at, 1);
   });

@@ -25,6 +25,9 @@ export function startChild(module: ChildModule, options: ChildOptions): ChildPro
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     env: { ...process.env, [CHILD_NAME_ENV]: options.name },
+    // Its own process group (POSIX): the ffmpeg processes it starts are killed with it (see killGroup), and a
+    // terminal's Ctrl+C reaches the host only, which then ends its children.
+    detached: process.platform !== 'win32',
   });
 }
 
@@ -52,13 +55,30 @@ export function childExited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null || child.pid === undefined;
 }
 
-/** Kills `child` at once (SIGKILL: it may be stuck in native code) and resolves once it has exited. */
+/**
+ * Kills `child` and everything it started (its process group) at once (SIGKILL: it may be stuck in native code)
+ * and resolves once it has exited.
+ */
 export async function killChild(child: ChildProcess): Promise<void> {
-  if (childExited(child)) return;
+  if (childExited(child)) return killGroup(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.ref(); // an idle child is unreferenced: keep the caller's process alive until the exit is seen
+  killGroup(child);
   child.kill('SIGKILL');
   await exited;
+}
+
+/**
+ * Kills what is left of `child`'s process group (POSIX; see {@link startChild}): the ffmpeg processes of a child
+ * that crashed or was killed, which would otherwise run on as orphans. Nothing happens where there is none.
+ */
+export function killGroup(child: ChildProcess): void {
+  if (process.platform === 'win32' || child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // ESRCH: the group is gone already. Nothing else can fail here: the group is this process's child's.
+  }
 }
 
 /** Lets the host exit while `child` idles (`false`), or keeps it alive while `child` works (`true`). */

@@ -26,7 +26,15 @@ export function serveChild<In, Out>(): ChildPort<In, Out> {
   if (!send) throw new Error('this module runs in a child process started by startChild only');
   process.title = `virtual-anchor ${process.env[CHILD_NAME_ENV] ?? 'worker'}`;
   lowerThreadPriority();
-  process.on('disconnect', () => process.exit(0));
+  // The parent is gone: end this child and what it started (its process group, see startChild).
+  process.on('disconnect', () => {
+    try {
+      if (process.platform !== 'win32') process.kill(-process.pid, 'SIGKILL');
+    } catch {
+      // Not a group leader (started some other way): just exit.
+    }
+    process.exit(0);
+  });
   const fatal = (error: unknown) => {
     const message: ChildFatal = { type: 'fatal', error: serializeError(error) };
     const exit = () => process.exit(70);

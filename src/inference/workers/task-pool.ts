@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { describeExit, holdChild, killChild, sendToChild, startChild } from './child.js';
+import { describeExit, holdChild, killChild, killGroup, sendToChild, startChild } from './child.js';
 import type { ChildModule } from './child-module.js';
 import { reviveError, serializeError, type FromTaskWorker, type SerializedError, type ToTaskWorker } from './task-protocol.js';
 
@@ -31,6 +31,8 @@ export const TASK_ABORT_GRACE_MS = 1_000;
 export interface RunTaskOptions<Event> {
   /** Aborting it stops the task in its worker; `run` then rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Called once the task is handed to a child (it may have waited for one before). */
+  onPosted?: () => void;
   /** Called on the caller's thread with each event the task emits (e.g. progress). */
   onEvent?: (event: Event) => void;
 }
@@ -42,6 +44,14 @@ interface PooledWorker {
   idleTimer?: NodeJS.Timeout;
   /** What the child reported before it exited on an uncaught error. */
   fatal?: SerializedError;
+  /** Why the child can run nothing more (it could not start, or it exited): a task given to it fails with this. */
+  failure?: Error;
+}
+
+/** A task waiting for a child: handed one, or failed when none can be started. */
+interface Waiter {
+  take(worker: PooledWorker): void;
+  fail(error: Error): void;
 }
 
 interface Running {
@@ -67,11 +77,12 @@ interface Running {
 export class TaskPool<Task, Result, Event = never> {
   private readonly workers = new Set<PooledWorker>();
   private readonly idle: PooledWorker[] = [];
-  private readonly waiting: ((worker: PooledWorker) => void)[] = [];
+  private readonly waiting: Waiter[] = [];
   private readonly maxWorkers: number;
   /** Children being killed: {@link close} waits for them too. */
   private readonly ending = new Set<Promise<void>>();
   private lastId = 0;
+  private closed = false;
 
   constructor(private readonly options: TaskPoolOptions) {
     this.maxWorkers = Math.max(1, options.maxWorkers ?? availableParallelism());
@@ -82,6 +93,11 @@ export class TaskPool<Task, Result, Event = never> {
     const { signal } = options;
     signal?.throwIfAborted();
     const worker = await this.acquire(signal);
+    if (signal?.aborted) {
+      // Aborted while the child was being handed over: the task never starts.
+      this.release(worker);
+      throw abortReason(signal);
+    }
     const id = ++this.lastId;
     try {
       return await new Promise<Result>((resolve, reject) => {
@@ -112,7 +128,12 @@ export class TaskPool<Task, Result, Event = never> {
           },
         };
         signal?.addEventListener('abort', onAbort, { once: true });
-        this.post(worker, { type: 'run', id, task });
+        // A child that could not start, or exited while it was handed over, runs nothing.
+        if (worker.failure) worker.current.settle({ error: worker.failure });
+        else {
+          this.post(worker, { type: 'run', id, task });
+          options.onPosted?.();
+        }
       });
     } finally {
       this.release(worker);
@@ -134,8 +155,13 @@ export class TaskPool<Task, Result, Event = never> {
     return [...this.workers].flatMap((worker) => (worker.child.pid === undefined ? [] : [worker.child.pid]));
   }
 
-  /** Ends every child now (running tasks fail) and resolves once every child this pool started has exited. */
+  /**
+   * Ends every child now (running tasks fail, waiting ones are refused, later runs too) and resolves once every
+   * child this pool started has exited.
+   */
   async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiting.splice(0)) waiter.fail(new Error(`the ${this.options.name} pool is closed`));
     await Promise.all([...[...this.workers].map((worker) => this.end(worker)), ...this.ending]);
   }
 
@@ -144,38 +170,55 @@ export class TaskPool<Task, Result, Event = never> {
   }
 
   private acquire(signal: AbortSignal | undefined): Promise<PooledWorker> {
+    if (this.closed) return Promise.reject(new Error(`the ${this.options.name} pool is closed`));
     const pooled = this.idle.pop();
     if (pooled) {
       clearTimeout(pooled.idleTimer);
       holdChild(pooled.child, true);
       return Promise.resolve(pooled);
     }
-    if (this.workers.size < this.maxWorkers) return Promise.resolve(this.start());
+    if (this.workers.size < this.maxWorkers) return this.startOrFail();
     return new Promise<PooledWorker>((resolve, reject) => {
-      const take = (worker: PooledWorker) => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve(worker);
+      const waiter: Waiter = {
+        take: (worker) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(worker);
+        },
+        fail: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
       };
       const onAbort = () => {
-        const at = this.waiting.indexOf(take);
+        const at = this.waiting.indexOf(waiter);
         if (at >= 0) this.waiting.splice(at, 1);
         reject(abortReason(signal));
       };
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.waiting.push(take);
+      this.waiting.push(waiter);
     });
+  }
+
+  /** A fresh child; rejects (instead of throwing) when the process cannot be started at all (e.g. no memory to fork). */
+  private startOrFail(): Promise<PooledWorker> {
+    try {
+      return Promise.resolve(this.start());
+    } catch (error) {
+      return Promise.reject(new Error(`the ${this.options.name} process could not be started: ${(error as Error).message}`, { cause: error }));
+    }
   }
 
   /** Hands a worker that finished its task to the next waiting task, or parks it. */
   private release(worker: PooledWorker): void {
     if (!this.workers.has(worker)) {
-      // It ended (crash, killed after an abort): a waiting task gets a fresh child.
+      // It ended (crash, killed after an abort): a waiting task gets a fresh child (none once the pool is closed).
       const next = this.waiting.shift();
-      if (next) next(this.start());
+      if (next) this.startOrFail().then(next.take, next.fail);
       return;
     }
     const next = this.waiting.shift();
-    if (next) return next(worker);
+    if (next) return next.take(worker);
+    if (this.closed) return void this.end(worker);
     holdChild(worker.child, false);
     worker.idleTimer = setTimeout(() => void this.end(worker), this.options.idleMs ?? TASK_WORKER_IDLE_MS);
     worker.idleTimer.unref();
@@ -193,25 +236,36 @@ export class TaskPool<Task, Result, Event = never> {
       }
       const running = worker.current;
       if (!running || message.id !== running.id) return; // about a task that already ended
-      if (message.type === 'event') running.onEvent?.(message.event as never);
+      if (message.type === 'event') {
+        try {
+          running.onEvent?.(message.event as never);
+        } catch (error) {
+          // The caller's listener (say, a logger that throws) must not throw out of this event handler into the host.
+          running.settle({ error: error instanceof Error ? error : new Error(String(error)) });
+        }
+      }
       else if (message.type === 'done') running.settle({ result: message.result });
       else running.settle({ error: reviveError(message.error) });
     });
-    // A child that cannot be started (e.g. no memory for a process) fails its task; `exit` may not follow.
+    // A child that cannot be started (e.g. no executable, no memory for a process) fails its task, also one handed
+    // to it later; `exit` may not follow.
     worker.child.on('error', (error: Error) => {
       this.forget(worker);
-      worker.current?.settle({ error: new Error(`the ${name} process failed: ${error.message}`, { cause: error }) });
+      worker.failure ??= new Error(`the ${name} process failed: ${error.message}`, { cause: error });
+      worker.current?.settle({ error: worker.failure });
     });
     // A crash fails the task it was running; the host only loses this child.
     worker.child.on('exit', (code, signal) => {
       this.forget(worker);
+      // What a crashed child started (its ffmpeg processes) dies with it.
+      killGroup(worker.child);
       // Messages sent before the exit may still be queued: give them one more turn.
       setImmediate(() => {
         const { fatal } = worker;
-        const error = fatal
+        worker.failure ??= fatal
           ? new Error(`the ${name} process failed: ${fatal.message}`, { cause: reviveError(fatal) })
           : new Error(`${describeExit(name, code, signal)} before finishing its task`);
-        worker.current?.settle({ error });
+        worker.current?.settle({ error: worker.failure });
       });
     });
     return worker;
