@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { createClient } from '@keyv/redis';
+import { createClient } from '@redis/client';
 import { startS3Server, type S3TestServer } from '../test/helpers/s3-server.js';
 import { freePort } from '../test/helpers/redis-server.js';
 import type { BenchSection } from './lib/settings.js';

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import express from 'express';
-import { createClient } from '@keyv/redis';
+import { createClient } from '@redis/client';
 import { virtualAnchor } from '../src/index.js';
 import { wavFile } from '../src/testing/wav.js';
 import type { EngineContext, SeparationEngine, SeparationInput, SeparationOutput } from '../src/domain/engines.js';

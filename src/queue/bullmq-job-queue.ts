@@ -1,4 +1,4 @@
-import { createClient } from '@keyv/redis';
+import { createClient } from '@redis/client';
 import { createNodeRedisClient, DelayedError, Queue, Worker, type Job as BullJob, type RedisClient } from 'bullmq';
 import type { Logger } from '../domain/logger.js';
 import { KeySemaphore } from './key-semaphore.js';

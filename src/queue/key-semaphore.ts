@@ -1,4 +1,4 @@
-import { createClient } from '@keyv/redis';
+import { createClient } from '@redis/client';
 import type { Logger } from '../domain/logger.js';
 import { ACQUIRE_SCRIPT, REFRESH_SCRIPT, REGISTER_SCRIPT, RELEASE_SCRIPT } from './key-semaphore-scripts.js';
 

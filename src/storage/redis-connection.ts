@@ -1,4 +1,4 @@
-import { createClient } from '@keyv/redis';
+import { createClient } from '@redis/client';
 import type { Logger } from '../domain/logger.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 

@@ -1,6 +1,6 @@
 /**
- * Key layout (every key starts with `<namespace>::`, the prefix @keyv/redis gives its keys;
- * `namespace` defaults to `virtual-anchor`):
+ * Key layout (every key starts with `<namespace>::`, the prefix @keyv/redis gives its keys, kept so that
+ * existing data keeps its keys; `namespace` defaults to `virtual-anchor`):
  *
  *   job:<uid>                       string  the job record as JSON
  *   list:<kind>:*:<owner>           zset    uids of the owner's jobs of that kind, all statuses
@@ -29,8 +29,8 @@
  * the sweeper, and before every listing) deletes expired records with all their index entries in
  * one {@link EXPIRE_SCRIPT}, so listings and totals never show them.
  *
- * Keys use the layout of @keyv/redis (`<namespace>::<key>`, raw strings); Keyv's own value
- * envelope is not used, so a `Keyv` on the same namespace would not read these records.
+ * Values are raw strings, not Keyv's value envelope: every write needs an atomic step Keyv does not offer
+ * (a compare-and-set script, `SET NX`), so the store talks to Redis through node-redis (`@redis/client`) only.
  *
  * Connection failures never hang a caller: see {@link RedisConnection} (timeouts, no offline
  * queue, background reconnection, {@link StoreUnavailableError}).

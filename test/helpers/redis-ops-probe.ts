@@ -8,7 +8,7 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { createClient } from '@keyv/redis';
+import { createClient } from '@redis/client';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

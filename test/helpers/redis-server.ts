@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
-import { createClient } from '@keyv/redis';
+import { createClient } from '@redis/client';
 
 /** The Redis the tests share (keys under a namespace of each test's own). */
 export const SHARED_REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';

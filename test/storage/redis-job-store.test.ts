@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { createClient } from '@keyv/redis';
+import { createClient } from '@redis/client';
 import type { Job } from '../../src/domain/job.js';
 import { RedisJobStore } from '../../src/storage/redis-job-store.js';
 import { at, makeJob, uids } from '../../src/testing/job-fixtures.js';
