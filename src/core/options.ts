@@ -569,6 +569,11 @@ export interface ResolvedOptions
 }
 
 /** Thrown by {@link createVirtualAnchor} when options are invalid; lists every problem. */
+/** The {@link OptionsError} issue of `webhooks.secret` set with a job store (named `which`) that has no webhook outbox. */
+export function missingOutbox(which: string): string {
+  return `webhooks.secret: webhooks are on, but ${which} has no webhook outbox (claimWebhooks and settleWebhook; see jobStoreSuite's outbox capability in virtual-anchor/testing): implement it, or leave webhooks.secret unset`;
+}
+
 export class OptionsError extends Error {
   constructor(readonly issues: string[]) {
     super(`invalid virtual-anchor options:\n  - ${issues.join('\n  - ')}`);

@@ -46,7 +46,8 @@ export interface JobStore {
    */
   deleteExpired?(): Promise<number>;
   /**
-   * Webhook outbox (optional: without it `webhookUrl` is refused). The store queues a delivery, due at once,
+   * Webhook outbox (optional: without it `webhookUrl` is refused, and `webhooks.secret` set is an OptionsError at
+   * start-up). The store queues a delivery, due at once,
    * in the same atomic write that first moves a job with a `webhook` to a final state. This claims up to
    * `limit` deliveries due at `nowMs`, leasing each until `nowMs + leaseMs` (no other claim returns it
    * before then, so two processes never send one attempt at the same time; a process that dies mid-send

@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
-import type { ResolvedOptions, VirtualAnchorOptions } from '../options.js';
+import { missingOutbox, OptionsError, type ResolvedOptions, type VirtualAnchorOptions } from '../options.js';
 import type { Logger } from '../../domain/logger.js';
 import { TOKENS } from '../tokens.js';
 import type { JobStore } from '../../storage/job-store.js';
@@ -196,7 +196,8 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
           },
         )
       : undefined;
-  if (webhookSecret && !webhooks) logger.warn('webhooks are off: the job store has no webhook outbox', {});
+  // A feature that is on never goes silently off for want of its port.
+  if (webhookSecret && !webhooks) throw new OptionsError([missingOutbox('the job store registered under TOKENS.JobStore')]);
   const idempotency = new Idempotency(
     jobStore,
     // A creation may download its inputs (up to the download timeout) before answering: the reservation outlasts that.
