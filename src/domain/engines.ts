@@ -91,6 +91,6 @@ export interface PhotoAvatarAssetRenderer {
   renderIdleVideo(face: PhotoFace, fps: number, outputPath: string, signal?: AbortSignal): Promise<void>;
   /** PNG preview (the first idle frame at the default 512×512 framing). */
   renderPreview(face: PhotoFace, outputPath: string): Promise<void>;
-  /** Small PNG thumbnail. */
+  /** Small PNG thumbnail (the built-in renderer's: the face with a margin, cut from the photo). */
   renderThumbnail(face: PhotoFace, outputPath: string): Promise<void>;
 }

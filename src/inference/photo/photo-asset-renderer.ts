@@ -14,7 +14,7 @@ export interface PhotoAvatarAssetRendererOptions {
   idleSeconds?: number;
   /** Frame size of the idle clip and the preview (default 512×512). */
   size?: { width: number; height: number };
-  /** Thumbnail edge in pixels (default 128). */
+  /** Thumbnail edge in pixels (default 128): the face, cut from the photo with a margin (the preview is the whole frame). */
   thumbnailSize?: number;
   /** H.264 settings of the idle clip. */
   encoder?: VideoEncoderSettings;
@@ -38,8 +38,8 @@ export function photoDefinition(face: PhotoFace, fps: number, size: { width: num
 
 /**
  * Renders a photo avatar's catalogue assets with {@link PhotoFrameRenderer}: a seamless idle clip (blinks,
- * small head motion, the photo's own mouth) and a PNG preview (its first frame) and thumbnail. Each asset is
- * drawn (the photo decoded too) and encoded in an asset child process by default (see
+ * small head motion, the photo's own mouth), a PNG preview (its first frame) and a PNG thumbnail of the face.
+ * Each asset is drawn (the photo decoded too) and encoded in an asset child process by default (see
  * {@link PhotoAvatarAssetRendererOptions.thread}), so the caller's event loop only waits.
  */
 export class CanvasPhotoAvatarAssetRenderer implements PhotoAvatarAssetRenderer {
@@ -75,8 +75,8 @@ export class CanvasPhotoAvatarAssetRenderer implements PhotoAvatarAssetRenderer 
 
   async renderThumbnail(face: PhotoFace, outputPath: string): Promise<void> {
     if (await this.inChild('renderThumbnail', face, 25, outputPath)) return;
-    const { drawPhotoStill } = await import('./photo-still.js');
-    await drawPhotoStill(face, this.size, outputPath, this.options.thumbnailSize ?? 128);
+    const { drawPhotoThumbnail } = await import('./photo-still.js');
+    await drawPhotoThumbnail(face, this.size, outputPath, this.options.thumbnailSize ?? 128);
   }
 
   /** Renders the asset in a child process; false where it is to be rendered here. */

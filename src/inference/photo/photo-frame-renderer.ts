@@ -15,6 +15,14 @@ import { warpMesh } from './mesh-warp.js';
 import { paintMouthInterior } from './mouth-interior.js';
 import { loadCheckedImage } from '../image/load-image.js';
 
+/** Decodes a photo avatar's photo; a file that does not decode fails with `the avatar's photo could not be decoded: …`. */
+export async function loadAvatarPhoto(imagePath: string): Promise<Image> {
+  const bytes = await readFile(imagePath);
+  return loadCheckedImage(bytes).catch((error: unknown) => {
+    throw new Error(`the avatar's photo could not be decoded: ${error instanceof Error ? error.message : String(error)}`);
+  });
+}
+
 /** Options of {@link PhotoFrameRenderer}. */
 export interface PhotoFrameRendererOptions {
   /** Make the idle motion (blinks, head) a seamless loop of this many frames (the idle clip). */
@@ -99,10 +107,7 @@ export class PhotoFrameRenderer {
 
   /** A renderer for `face` at `definition`'s frame size. */
   static async create(definition: AvatarDefinition, face: PhotoFace, options: PhotoFrameRendererOptions = {}): Promise<PhotoFrameRenderer> {
-    const bytes = await readFile(face.imagePath);
-    const image = await loadCheckedImage(bytes).catch((error: unknown) => {
-      throw new Error(`the avatar's photo could not be decoded: ${error instanceof Error ? error.message : String(error)}`);
-    });
+    const image = await loadAvatarPhoto(face.imagePath);
     const { landmarks } = face;
     return new PhotoFrameRenderer(definition, image, landmarks.points, { width: landmarks.imageWidth, height: landmarks.imageHeight }, options);
   }
