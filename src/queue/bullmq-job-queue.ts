@@ -40,7 +40,8 @@ const CLOSE_STEP_MS = 2_000;
 const QUEUE_NAME = 'jobs';
 /** BullMQ job names. */
 const RUN = 'run';
-const DEADLINE = 'deadline';
+/** `dangerousFlag` deadlines queued by earlier releases (the core ends those jobs itself now): dropped when met. */
+const LEGACY_DEADLINE = 'deadline';
 
 interface RunData extends QueuedJob {
   /** Place in its key's FIFO order. */
@@ -48,9 +49,8 @@ interface RunData extends QueuedJob {
 }
 
 /**
- * The distributed queue: BullMQ on Redis. Jobs are BullMQ jobs named by their uid; `dangerousFlag`
- * deadlines are delayed BullMQ jobs, so they survive any process. Per-key concurrency holds across all
- * processes through a {@link KeySemaphore}: a job whose key is full goes back to BullMQ's delayed set
+ * The distributed queue: BullMQ on Redis. Jobs are BullMQ jobs named by their uid. Per-key concurrency holds
+ * across all processes through a {@link KeySemaphore}: a job whose key is full goes back to BullMQ's delayed set
  * (`moveToDelayed` + `DelayedError`: not failed, no attempt spent) and asks again shortly.
  *
  * At-least-once: a worker that dies loses its BullMQ lock; BullMQ's stalled-job check (run by every
@@ -104,11 +104,6 @@ export class BullMqJobQueue implements JobQueue {
     await this.queue.add(RUN, data, this.jobOptions(job.uid));
   }
 
-  /** {@inheritDoc JobQueue.scheduleDeadline} A delayed BullMQ job: any worker ends the job once it is due. */
-  async scheduleDeadline(job: QueuedJob, atMs: number): Promise<void> {
-    await this.queue.add(DEADLINE, { uid: job.uid }, { ...this.jobOptions(deadlineId(job.uid)), delay: Math.max(0, atMs - Date.now()) });
-  }
-
   private jobOptions(jobId: string) {
     return {
       jobId,
@@ -124,7 +119,7 @@ export class BullMqJobQueue implements JobQueue {
   /** {@inheritDoc JobQueue.remove} A job held by a worker (locked) stays; the runner ends it through the store. */
   async remove(uid: string): Promise<void> {
     const job = (await this.queue.getJob(uid)) as BullJob<RunData> | undefined;
-    await Promise.all([this.queue.remove(uid), this.queue.remove(deadlineId(uid))]);
+    await this.queue.remove(uid);
     if (job?.data) await this.semaphore.release(concurrencyKey(job.data), uid);
   }
 
@@ -154,10 +149,7 @@ export class BullMqJobQueue implements JobQueue {
   }
 
   private async process(job: BullJob, token: string | undefined, handlers: QueueHandlers): Promise<void> {
-    if (job.name === DEADLINE) {
-      await handlers.deadline((job.data as { uid: string }).uid);
-      return;
-    }
+    if (job.name === LEGACY_DEADLINE) return; // recovery ends an overdue dangerousFlag job
     const data = job.data as RunData;
     const key = concurrencyKey(data);
     if (!(await this.semaphore.acquire(key, data.uid, data.order))) {
@@ -219,8 +211,4 @@ export class BullMqJobQueue implements JobQueue {
     })();
     return this.closing;
   }
-}
-
-function deadlineId(uid: string): string {
-  return `deadline-${uid}`;
 }

@@ -34,13 +34,11 @@ export interface QueueHandlers {
    * is shutting down and left the job `ongoing` for the queue to hand to another worker (queues with retries).
    */
   run(uid: string, delivery: Delivery): Promise<'ended' | 'handed-back' | void>;
-  /** A `dangerousFlag` deadline was reached: ends the job. */
-  deadline(uid: string): Promise<void>;
 }
 
 /** What a queue backend can promise. */
 export interface QueueCapabilities {
-  /** Queued jobs and deadlines survive the death of the process that queued them, and any process may run them. */
+  /** Queued jobs survive the death of the process that queued them, and any process may run them. */
   durable: boolean;
   /** A job whose worker died is handed to another worker (at-least-once, up to `maxAttempts`). */
   retries: boolean;
@@ -52,13 +50,13 @@ export interface QueueDepth {
   waiting: number;
   /** Being run. */
   active: number;
-  /** Scheduled for later: deadlines, jobs re-queued while their key was full. */
+  /** Scheduled for later: jobs re-queued while their key was full. */
   delayed: number;
 }
 
 /**
- * Orders job execution: per-key concurrency (`jobsPerKey` for one owner and API family), the per-process
- * engine limit, and `dangerousFlag` deadlines. The job store stays the one truth about a job's state: a
+ * Orders job execution: per-key concurrency (`jobsPerKey` for one owner and API family) and the per-process
+ * engine limit. The job store stays the one truth about a job's state: a
  * queue only decides when and where the runner is called, and the runner's compare-and-set decides
  * whether that call does anything. Built in: {@link MemoryJobQueue} (one process) and
  * {@link BullMqJobQueue} (Redis, any number of processes).
@@ -67,9 +65,7 @@ export interface JobQueue {
   readonly capabilities: QueueCapabilities;
   /** Queues a job. Queuing a job twice runs it at most once at a time (the runner's claim decides). */
   enqueue(job: QueuedJob): Promise<void>;
-  /** Calls `handlers.deadline(job.uid)` at `atMs` (epoch ms), or as soon as possible when that has passed. */
-  scheduleDeadline(job: QueuedJob, atMs: number): Promise<void>;
-  /** Drops a job that has not started, and its deadline (a running job is ended through the store). */
+  /** Drops a job that has not started (a running job is ended through the store). */
   remove(uid: string): Promise<void>;
   /** Whether this process holds the job queued or running (a durable queue answers false: it cannot tell cheaply). */
   has(uid: string): boolean;

@@ -12,8 +12,8 @@ export interface MemoryJobQueueLimits {
 }
 
 /**
- * The embedded queue: a p-queue per key with `jobsPerKey` slots, one process-wide p-queue with `engines`
- * slots, and deadline timers. Nothing survives the process; another process sharing the job store finds
+ * The embedded queue: a p-queue per key with `jobsPerKey` slots and one process-wide p-queue with `engines`
+ * slots. Nothing survives the process; another process sharing the job store finds
  * `pending` jobs through the recovery sweep, and a job whose process died ends `interrupted` after
  * `staleJobMs` (no retries).
  */
@@ -25,7 +25,6 @@ export class MemoryJobQueue implements JobQueue {
   private readonly known = new Set<string>();
   /** Uids queued before `start`. */
   private readonly early: QueuedJob[] = [];
-  private readonly timers = new Map<string, { timer: NodeJS.Timeout; job: QueuedJob; atMs: number }>();
   /** Uids removed while waiting in a p-queue: their turn is skipped. */
   private readonly removed = new Set<string>();
   private handlers?: QueueHandlers;
@@ -64,27 +63,8 @@ export class MemoryJobQueue implements JobQueue {
       });
   }
 
-  /** {@inheritDoc JobQueue.scheduleDeadline} A timer of this process: it dies with it (recovery re-arms it from `createdAt`). */
-  async scheduleDeadline(job: QueuedJob, atMs: number): Promise<void> {
-    if (this.closed || this.timers.has(job.uid)) return;
-    const timer = setTimeout(() => this.fire(job.uid), Math.max(0, atMs - Date.now()));
-    timer.unref();
-    this.timers.set(job.uid, { timer, job, atMs });
-  }
-
-  private fire(uid: string): void {
-    if (!this.handlers) return; // start() fires it
-    this.timers.delete(uid);
-    this.handlers.deadline(uid).catch((error: unknown) => {
-      this.logger.error('a dangerousFlag deadline failed', { uid, error: String(error) });
-    });
-  }
-
   /** {@inheritDoc JobQueue.remove} */
   async remove(uid: string): Promise<void> {
-    const timer = this.timers.get(uid);
-    if (timer) clearTimeout(timer.timer);
-    this.timers.delete(uid);
     const early = this.early.findIndex((job) => job.uid === uid);
     if (early >= 0) {
       this.early.splice(early, 1);
@@ -94,7 +74,7 @@ export class MemoryJobQueue implements JobQueue {
 
   /** {@inheritDoc JobQueue.has} */
   has(uid: string): boolean {
-    return this.known.has(uid) || this.timers.has(uid);
+    return this.known.has(uid);
   }
 
   /** {@inheritDoc JobQueue.start} */
@@ -102,19 +82,16 @@ export class MemoryJobQueue implements JobQueue {
     if (this.handlers || this.closed) return;
     this.handlers = handlers;
     for (const job of this.early.splice(0)) this.dispatch(job, handlers);
-    for (const [uid, { atMs }] of this.timers) if (atMs <= Date.now()) this.fire(uid);
   }
 
   /** {@inheritDoc JobQueue.depth} */
   async depth(): Promise<QueueDepth> {
-    return { waiting: Math.max(0, this.known.size - this.engines.pending), active: this.engines.pending, delayed: this.timers.size };
+    return { waiting: Math.max(0, this.known.size - this.engines.pending), active: this.engines.pending, delayed: 0 };
   }
 
   /** Stops taking jobs, drops queued ones (they stay `pending` in the store for the next start) and waits for running ones. */
   async close(): Promise<void> {
     this.closed = true;
-    for (const { timer } of this.timers.values()) clearTimeout(timer);
-    this.timers.clear();
     this.early.length = 0;
     this.perKey.clear();
     await Promise.all([this.perKey.drain(), this.engines.onIdle()]);

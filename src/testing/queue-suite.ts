@@ -7,7 +7,7 @@ import type { SuiteRunner } from './suite-runner.js';
 export interface QueueSuiteOptions extends SuiteRunner {
   /** A fresh, empty queue with these limits (each test makes its own and closes it). */
   create(limits: { jobsPerKey: number; engines: number }): Promise<JobQueue> | JobQueue;
-  /** Longest wait for what a test expects to happen (jobs run, deadlines fire). Default 30 000 ms. */
+  /** Longest wait for what a test expects to happen (jobs run). Default 30 000 ms. */
   timeoutMs?: number;
 }
 
@@ -15,7 +15,6 @@ export interface QueueSuiteOptions extends SuiteRunner {
 class Recorder implements QueueHandlers {
   readonly starts: string[] = [];
   readonly ends: string[] = [];
-  readonly deadlines: { uid: string; at: number }[] = [];
   private readonly running = new Map<string, number>();
   private readonly peaks = new Map<string, number>();
   private active = 0;
@@ -38,10 +37,6 @@ class Recorder implements QueueHandlers {
     this.ends.push(uid);
   }
 
-  async deadline(uid: string): Promise<void> {
-    this.deadlines.push({ uid, at: Date.now() });
-  }
-
   peakOf(key: string): number {
     return this.peaks.get(key) ?? 0;
   }
@@ -62,7 +57,7 @@ function jobsOf(owner: string, count: number, kind: JobKind = 'avatarVideo'): Qu
 }
 
 /**
- * The contract every {@link JobQueue} passes: per-key order and limit, the engine limit, deadlines,
+ * The contract every {@link JobQueue} passes: per-key order and limit, the engine limit,
  * removal, idempotent enqueue and close. Run it with your queue's factory:
  *
  * ```ts
@@ -136,32 +131,17 @@ export function queueSuite(name: string, options: QueueSuiteOptions): void {
       });
     });
 
-    it('calls the deadline at its time, and at once when it has passed', async () => {
-      await withQueue({ jobsPerKey: 1, engines: 1 }, 10, async (queue, seen) => {
-        const [late, past] = jobsOf('owner-f', 2);
-        const scheduled = Date.now();
-        await queue.scheduleDeadline(late!, scheduled + 600);
-        await queue.scheduleDeadline(past!, scheduled - 1_000);
-        await until(() => seen.deadlines.length === 2, timeout / 2, 'both deadlines');
-        assert.deepEqual(seen.deadlines.map((d) => d.uid), [past!.uid, late!.uid]);
-        assert.ok(seen.deadlines[1]!.at >= scheduled + 550, 'the deadline did not fire early');
-        assert.deepEqual(seen.starts, [], 'a deadline runs no job');
-      });
-    });
-
-    it('drops a removed job that has not started, and a removed deadline', async () => {
+    it('drops a removed job that has not started', async () => {
       await withQueue({ jobsPerKey: 1, engines: 2 }, 400, async (queue, seen) => {
         const [running, removed, kept] = track(jobsOf('owner-g', 3));
         await queue.enqueue(running!);
         await until(() => seen.starts.length === 1, timeout / 2, 'the first job to start');
         await queue.enqueue(removed!);
         await queue.enqueue(kept!);
-        await queue.scheduleDeadline(removed!, Date.now() + 300);
         await queue.remove(removed!.uid);
         await until(() => seen.ends.length === 2, timeout / 2, 'the kept job to run');
         await new Promise((done) => setTimeout(done, 800));
         assert.deepEqual(seen.starts, [running!.uid, kept!.uid]);
-        assert.deepEqual(seen.deadlines, []);
       });
     });
 

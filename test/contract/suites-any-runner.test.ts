@@ -66,5 +66,5 @@ nodeIt('runs the BlobStore, JobStore and adapter suites under a runner that has 
   });
   const { passed, failed } = await runner.run();
   assert.deepEqual(failed, []);
-  assert.equal(passed.length, 9 + 19 + 8 + 12, passed.join('\n'));
+  assert.equal(passed.length, 9 + 19 + 7 + 12, passed.join('\n'));
 });

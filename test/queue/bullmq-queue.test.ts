@@ -33,23 +33,6 @@ describe('BullMQ queue across processes', { timeout: 30_000 }, () => {
     return namespace;
   };
 
-  it('a deadline scheduled by a queue that is gone fires in another', async () => {
-    const namespace = fresh();
-    const gone = make(namespace);
-    await gone.scheduleDeadline({ uid: 'dl-1', owner: 'o', kind: 'avatarVideo' }, Date.now() + 400);
-    await gone.close();
-    const fired: string[] = [];
-    const other = make(namespace);
-    try {
-      await other.start({ run: async () => undefined, deadline: async (uid) => void fired.push(uid) });
-      const stop = Date.now() + 10_000;
-      while (fired.length === 0 && Date.now() < stop) await new Promise((done) => setTimeout(done, 50));
-      assert.deepEqual(fired, ['dl-1']);
-    } finally {
-      await other.close();
-    }
-  });
-
   it('holds jobsPerKey and the order of one key across two consumers', async () => {
     const namespace = fresh();
     const consumers = [make(namespace), make(namespace)];
@@ -63,7 +46,6 @@ describe('BullMQ queue across processes', { timeout: 30_000 }, () => {
         await new Promise((done) => setTimeout(done, 150));
         running--;
       },
-      deadline: async () => undefined,
     };
     try {
       for (const consumer of consumers) await consumer.start(handlers);

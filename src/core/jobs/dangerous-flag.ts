@@ -1,34 +1,53 @@
 import type { Job } from '../../domain/job.js';
 import type { JobStore } from '../../storage/job-store.js';
-import type { JobQueue } from '../../queue/job-queue.js';
 import type { Logger } from '../../domain/logger.js';
 
 /** Message kept on jobs ended by `dangerousFlag`. */
 export const DANGEROUS_FLAG_MESSAGE = 'dangerousFlag was set: the job was ended with an error on purpose (test aid)';
 
 /**
- * The spec's test aid: a job created with `dangerousFlag: true` starts (`ongoing`) and is moved to
- * `error` once `delayMs` have passed since its creation. It never reaches an engine, so it neither
- * spends compute nor holds a queue slot. The deadline is the queue's: a timer of the process with the
- * in-process queue, a delayed BullMQ job (surviving any process) with the distributed one.
+ * The spec's test aid, as an ordinary delayed failure of the job: a job created with `dangerousFlag: true` starts
+ * (`ongoing`) and is moved to `error` once `delayMs` have passed since its creation. It never reaches a queue or an
+ * engine, so it neither spends compute nor holds a slot. The deadline is a timer of the process that armed it;
+ * when that process dies first, the recovery sweep of any process ends the job once it is due (and arms its own
+ * timer for one not yet due), so the deadline only ever comes late by up to a sweep interval, never early. Ending it
+ * is a compare-and-set like any other end: two processes that both arm it end it once.
  */
 export class DangerousFlag {
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+
   constructor(
     private readonly store: JobStore,
-    private readonly queue: JobQueue,
     private readonly delayMs: number,
     private readonly logger: Logger,
+    /** Ends the job in `error` (`dangerous_flag`); must not reject. */
+    private readonly end: (uid: string) => Promise<unknown>,
   ) {}
 
-  /** Starts the job and schedules its deadline (counted from `createdAt`, so a restart keeps it). Never rejects. */
+  /**
+   * Starts the job (when it is still `pending`) and arms its deadline here, counted from `createdAt` so that a job
+   * armed again by recovery keeps it. Never rejects.
+   */
   async arm(job: Job): Promise<void> {
     try {
-      await this.store.transition(job.uid, ['pending'], 'ongoing');
-      await this.queue.scheduleDeadline(job, Date.parse(job.createdAt) + this.delayMs);
+      if (job.status === 'pending') await this.store.transition(job.uid, ['pending'], 'ongoing');
     } catch (error) {
       // Recovery ends it once the deadline passed (counted from createdAt).
       this.logger.warn('could not start a dangerousFlag job; the recovery sweep will end it', { uid: job.uid, error: String(error) });
     }
+    if (this.timers.has(job.uid)) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(job.uid);
+      void this.end(job.uid);
+    }, Math.max(0, Date.parse(job.createdAt) + this.delayMs - Date.now()));
+    timer.unref();
+    this.timers.set(job.uid, timer);
+  }
+
+  /** Drops the deadlines armed here (shutdown: recovery in another process, or the next start, takes them over). */
+  close(): void {
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
   }
 }
 

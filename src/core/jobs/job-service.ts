@@ -147,7 +147,7 @@ export class JobService {
   async cancel<K extends JobKind>(kind: K, uid: string, owner: string): Promise<Extract<Job, { kind: K }>> {
     const job = await this.get(kind, uid, owner);
     const message = 'the job was canceled by its owner';
-    // Its queue entry (and dangerousFlag deadline) would find the job ended anyway; `end` drops them to save a delivery.
+    // Its queue entry would find the job ended anyway; `end` drops it to save a delivery.
     const ended = isFinal(job.status) ? false : await this.end(uid, 'canceled', message);
     if (!ended) {
       const now = await this.get(kind, uid, owner);

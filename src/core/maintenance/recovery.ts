@@ -17,8 +17,8 @@ import { DANGEROUS_FLAG_MESSAGE, type DangerousFlag, isDangerous } from '../jobs
  *   end in `error` (`interrupted`); a kind that resumes after a stop ({@link resumesAfterStop}: photo avatar
  *   preparations) is queued again to be taken over (its attempts still bounded by `maxAttempts`). A shutdown marks
  *   such a job's heartbeat as long past, so it resumes at the next sweep rather than after `staleJobMs`.
- * - `dangerousFlag` jobs whose deadline passed end in `error`; with the in-process queue a deadline whose
- *   timer died with its process is armed again.
+ * - `dangerousFlag` jobs whose deadline passed end in `error`; one not yet due is armed here too (its timer may have
+ *   died with the process that armed it; ending it twice is a lost compare-and-set).
  */
 export class Recovery {
   constructor(
@@ -52,11 +52,7 @@ export class Recovery {
         const dueAt = Date.parse(job.createdAt) + this.dangerousDelayMs;
         if (dueAt <= now) {
           if (await this.runner.fail(uid, 'dangerous_flag', DANGEROUS_FLAG_MESSAGE)) failed++;
-        } else if (!durable) {
-          // Its timer died with another process: keep the deadline counted from createdAt.
-          await this.queue.scheduleDeadline(job, dueAt);
-          requeued++;
-        }
+        } else await this.dangerous.arm(job);
         continue;
       }
       const beat = Date.parse(job.heartbeatAt ?? job.updatedAt);

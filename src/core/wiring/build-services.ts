@@ -204,7 +204,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
     { ttlMs: DAY_MS, reserveMs: Math.max(300_000, 3 * options.limits.downloadTimeoutMs), waitMs: 10_000, pollMs: 100 },
     logger,
   );
-  const dangerous = new DangerousFlag(jobStore, queue, options.dangerousFlagDelayMs, logger);
+  const dangerous = new DangerousFlag(jobStore, options.dangerousFlagDelayMs, logger, (uid) => runner.fail(uid, 'dangerous_flag', DANGEROUS_FLAG_MESSAGE));
   const resolver = new InputResolver({
     blobs,
     binaries,
@@ -254,18 +254,14 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
       sweeper.start();
       webhooks?.start();
       if (runsEngines) {
-        const handlers = {
-          run: (uid: string, delivery: Delivery) => runner.run(uid, delivery),
-          deadline: async (uid: string) => {
-            await runner.fail(uid, 'dangerous_flag', DANGEROUS_FLAG_MESSAGE);
-          },
-        };
+        const handlers = { run: (uid: string, delivery: Delivery) => runner.run(uid, delivery) };
         queue.start(handlers).catch((error: unknown) => logger.error('could not start consuming the job queue', { error: String(error) }));
       } else catalogue.watchForAssets(ASSET_RECHECK_MS);
       void catalogue.start();
     },
     async close() {
       await sweeper.close();
+      dangerous.close();
       await webhooks?.close();
       await catalogue.close();
       const closing = queue.close();
