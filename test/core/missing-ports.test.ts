@@ -48,3 +48,20 @@ test('a store registered on the container without an outbox makes ready() reject
     await rm(dataDir, { recursive: true, force: true });
   }
 });
+
+test('an instance closes the stores it made, never one the host registered on its container or passed in backends', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'va-owner-'));
+  const closed: string[] = [];
+  const tracked = (name: string): JobStore => ({ ...recordsOnly(), close: async () => void closed.push(name) });
+  const registered = createVirtualAnchor({ apiKeys: ['k'], logger: false, dataDir, ...BINARIES, backends: { avatarRenderer: new FakeAvatarRenderer() } });
+  registered.container.register(TOKENS.JobStore, { useValue: tracked('registered') });
+  const passed = createVirtualAnchor({ apiKeys: ['k'], logger: false, dataDir, ...BINARIES, backends: { avatarRenderer: new FakeAvatarRenderer(), jobStore: tracked('passed') } });
+  try {
+    await Promise.all([registered.ready(), passed.ready()]);
+  } finally {
+    await registered.close();
+    await passed.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+  assert.deepEqual(closed, [], 'the host closes what it gave');
+});

@@ -72,11 +72,14 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
   const logger = container.resolve<Logger>(TOKENS.Logger);
   const metrics = container.resolve<MetricsRecorder>(TOKENS.Metrics);
   const dataDir = resolve(options.dataDir);
+  /** Tokens whose value this instance made itself (not given in `options.backends` or registered by the host): it closes those only. */
+  const made = new Set<symbol>();
   const provide = async <T>(token: symbol, given: T | undefined, make: () => T | Promise<T>): Promise<T> => {
     if (!container.isRegistered(token, false)) {
       const value = given ?? (await make());
       // tsyringe cannot hold `undefined`: an engine the package does not have stays unregistered.
       if (value === undefined) return value;
+      if (given === undefined) made.add(token);
       container.register<T>(token, { useValue: value });
     }
     return container.resolve<T>(token);
@@ -99,7 +102,8 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
       ? new RedisJobEvents({ url: options.redis, namespace: options.redisNamespace, timeouts: options.redisTimeouts, logger })
       : localEventsOf(storage),
   );
-  const ownsEvents = events instanceof RedisJobEvents && !backends.jobEvents;
+  // A shared in-process emitter (one per memory store) has nothing to release and may serve other instances.
+  const ownsEvents = events instanceof RedisJobEvents && made.has(TOKENS.JobEvents);
   // The store's transitions are watched, so the job runner and the service carry no metrics or announcement code:
   // whoever ends a job (a cancel, recovery, a deadline) or takes it over, the store's wrapper announces it.
   const jobStore: JobStore = new ObservedJobStore(storage, options.metrics ? metrics : undefined, (job, to, from) => {
@@ -269,9 +273,10 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
       await runner.abortAll('the service is shutting down', { handBack: queue.capabilities.retries });
       await closing;
       if (ownsEvents) await events.close();
-      if (!backends.jobStore) await jobStore.close();
-      if (!backends.avatarStore) await avatarStore.close();
-      if (!backends.blobStore) await blobs.close?.();
+      // What the host gave (an option or a registration on the container) is the host's to close.
+      if (made.has(TOKENS.JobStore)) await jobStore.close();
+      if (made.has(TOKENS.AvatarStore)) await avatarStore.close();
+      if (made.has(TOKENS.BlobStore)) await blobs.close?.();
     },
   };
 }
