@@ -79,3 +79,15 @@ def si_sdr(est, ref, eps=1e-8):
     a = (est * ref).sum(-1, keepdim=True) / ((ref ** 2).sum(-1, keepdim=True) + eps)
     t = a * ref
     return 10 * torch.log10(((t ** 2).sum(-1) + eps) / (((est - t) ** 2).sum(-1) + eps))
+
+
+def speech_loss(est, m, s):
+    """−SI-SDR of the speech estimate (examples with speech) − 0.5·SI-SDR of the ambience estimate (all) + 0.5 × the
+    speech estimate's energy relative to the mixture in dB, floored at −40 dB (examples without speech: a song alone
+    must leave the speech stem silent)."""
+    has = s.pow(2).sum(-1) > 0
+    loss = -si_sdr(est[has], s[has]).mean() - 0.5 * si_sdr(m - est, m - s).mean()
+    if (~has).any():
+        ratio = est[~has].pow(2).sum(-1) / (m[~has].pow(2).sum(-1) + 1e-10)
+        loss = loss + 0.5 * (10 * torch.log10(ratio + 1e-4)).mean()
+    return loss

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 import mixing
-from model import MaskNet, separate, si_sdr
+from model import MaskNet, separate, si_sdr, speech_loss
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -112,18 +112,6 @@ def main():
                 last_save = time.time()
     torch.save({"model": model.state_dict(), "opt": opt.state_dict(), "step": step, "spent": time.time() - t0},
                os.path.join(ckdir, "last.pt"))
-
-
-def speech_loss(est, m, s):
-    """−SI-SDR of the speech estimate (examples with speech) − 0.5·SI-SDR of the ambience estimate (all) + 0.5 × the
-    speech estimate's energy relative to the mixture in dB, floored at −40 dB (examples without speech: a song alone
-    must leave the speech stem silent)."""
-    has = s.pow(2).sum(-1) > 0
-    loss = -si_sdr(est[has], s[has]).mean() - 0.5 * si_sdr(m - est, m - s).mean()
-    if (~has).any():
-        ratio = est[~has].pow(2).sum(-1) / (m[~has].pow(2).sum(-1) + 1e-10)
-        loss = loss + 0.5 * (10 * torch.log10(ratio + 1e-4)).mean()
-    return loss
 
 
 def state_from_onnx(path, model):

@@ -10,7 +10,7 @@ mask, and exports each to ONNX for the TypeScript engine (input `mag` [1, T, 257
 `--minutes` is the budget of the whole script: training stops `--reserve-s` before it (evaluation and export take the
 rest). Several architectures (`--arch tcn,band`, model_v4.py) train side by side on the same batches, each with its
 own Adam (peak lr `--lr`, linear warm-up over the first 3 % of the training time, cosine to 3 % of the peak by its end,
-gradient clipping 5). The loss is train.speech_loss (−SI-SDR of the speech, −0.5·SI-SDR of the ambience, and the
+gradient clipping 5). The loss is model.speech_loss (−SI-SDR of the speech, −0.5·SI-SDR of the ambience, and the
 speech stem's energy for examples without speech). Every `--val-every` seconds the models are scored on a fixed batch
 mixed from the pack's *test* pools (held out, augmented like training) and the best state of each is kept; the final
 held-out evaluation uses that state. `arch` v3ft is the shipped architecture initialised from the shipped weights
@@ -42,7 +42,7 @@ sys.path.insert(0, HERE)
 import gpu_mix  # noqa: E402
 import model_v4  # noqa: E402
 import packio  # noqa: E402
-from model import BINS, HOP, NFFT, si_sdr  # noqa: E402
+from model import BINS, HOP, NFFT, si_sdr, speech_loss  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 _windows = {}
@@ -72,17 +72,6 @@ def separate(model, mix, amp=None):
     else:
         mask = model(mag)
     return istft(X * mask.float().transpose(1, 2), mix.shape[-1])
-
-
-def speech_loss(est, m, s):
-    """train.speech_loss: −SI-SDR(speech) − 0.5·SI-SDR(ambience) + 0.5 × the speech stem's energy re the mixture (dB,
-    floored at −40 dB) on examples without speech."""
-    has = s.pow(2).sum(-1) > 0
-    loss = -si_sdr(est[has], s[has]).mean() - 0.5 * si_sdr(m - est, m - s).mean()
-    if (~has).any():
-        ratio = est[~has].pow(2).sum(-1) / (m[~has].pow(2).sum(-1) + 1e-10)
-        loss = loss + 0.5 * (10 * torch.log10(ratio + 1e-4)).mean()
-    return loss
 
 
 # --- evaluation on the pack's fixed held-out mixtures
