@@ -100,7 +100,10 @@ test('npm install --package-lock-only leaves package-lock.json byte-identical', 
           (changes.length ? changes.join('\n') : '(the same packages, written differently)'),
       );
     }
-    assert.doesNotMatch(output, /^npm warn/im, `npm printed warnings:\n${output}`);
+    // .npmrc's onnxruntime-node-install=skip (no CUDA download on a machine without internet, should onnxruntime-node
+    // ever be upgraded) is unknown to npm 11, which names it in one warning: that line, and no other, is expected.
+    const warnings = output.split('\n').filter((line) => /^npm warn/i.test(line) && !/Unknown project config "onnxruntime-node-install"/.test(line));
+    assert.deepEqual(warnings, [], `npm printed warnings:\n${output}`);
   } finally {
     await rm(work, { recursive: true, force: true });
   }
