@@ -12,7 +12,8 @@ import { createCanvas, loadImage } from '@napi-rs/canvas';
 import type { FacePoint } from '../../src/domain/avatar/face-landmarks.js';
 import { NotAnImageError, type FaceDetection } from '../../src/domain/avatar/photo.js';
 import { createFaceDetector, faceWorkers } from '../../src/inference/face/face-detector.js';
-import { MAX_PHOTO_PIXELS, photoFormat } from '../../src/inference/face/decode-photo.js';
+import { MAX_PHOTO_PIXELS } from '../../src/inference/face/decode-photo.js';
+import { bytesSource, readImageHeader } from '../../src/inference/image/image-header.js';
 
 const ASTRONAUT = fileURLToPath(new URL('../fixtures/faces/astronaut.jpg', import.meta.url));
 
@@ -72,7 +73,7 @@ describe('HumanFaceDetector (worker thread)', () => {
       const path = join(dir, `astronaut.${format}`);
       const bytes = format === 'webp' ? await canvas.encode('webp', 95) : await canvas.encode('png');
       await writeFile(path, bytes);
-      assert.equal(photoFormat(bytes), format);
+      assert.equal((await readImageHeader(bytesSource(bytes))).format, format);
       const { faces } = await detector.detect(path);
       assert.equal(faces.length, 1, format);
       const shift = Math.hypot(centre(faces[0].points)[0] - centre(upright.faces[0].points)[0], centre(faces[0].points)[1] - centre(upright.faces[0].points)[1]);

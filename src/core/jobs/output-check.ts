@@ -3,7 +3,7 @@ import type { MediaProbe } from '../../inference/media/index.js';
 import { MediaProbeError } from '../../inference/media/index.js';
 import { fsErrorCode } from '../../storage/fs-error-code.js';
 import { JobFailedError } from './job-failure.js';
-import { sniffPhotoType } from '../avatars/image-type.js';
+import { checkImageFile, ImageCheckError } from '../../inference/image/image-header.js';
 
 /** Probes a local media file (ffprobe with the instance's binaries). */
 export type ProbeFn = (path: string, signal: AbortSignal) => Promise<MediaProbe>;
@@ -34,7 +34,12 @@ export async function verifyOutput(path: string, expected: ExpectedMedia, what: 
   }
   if (size === 0) throw invalid(what, 'the file is empty');
   if (expected === 'png') {
-    if ((await sniffPhotoType(path)) !== 'image/png') throw invalid(what, 'it is not a PNG image');
+    // The header walk the decoders' inputs get: a PNG signature and a readable IHDR.
+    const header = await checkImageFile(path).catch((error: unknown) => {
+      if (error instanceof ImageCheckError) return undefined;
+      throw error;
+    });
+    if (header?.format !== 'png') throw invalid(what, 'it is not a PNG image');
     return;
   }
   let media: MediaProbe;
