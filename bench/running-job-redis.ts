@@ -16,10 +16,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import express from 'express';
-import { createClient } from '@redis/client';
 import { virtualAnchor } from '../src/index.js';
 import { wavFile } from '../src/testing/wav.js';
 import type { EngineContext, SeparationEngine, SeparationInput, SeparationOutput } from '../src/domain/engines.js';
+import { countRedisCommands } from '../test/helpers/redis-command-counter.js';
+import { deleteRedisNamespace } from '../test/helpers/redis-server.js';
 import type { BenchLine } from './lib/settings.js';
 import { round } from './lib/stats.js';
 
@@ -76,17 +77,11 @@ export async function measureRunningJobRedis(): Promise<BenchLine> {
   app.use(media);
   const server = createServer(app);
   const base = await listen(server);
-  const monitor = await createClient({ url: REDIS_URL }).connect();
-  const counts = new Map<string, number>();
-  let counting = false;
+  const counter = await countRedisCommands(REDIS_URL, namespace);
+  counter.counting = false;
+  // Commands run inside a script are not round trips.
+  const counts = counter.roundTrips;
   try {
-    await monitor.monitor((line: string) => {
-      if (!counting || !line.includes(namespace)) return;
-      const match = /^\S+ \[(\S+) ([^\]]+)\] "(\w+)"/.exec(line);
-      if (!match || match[1] === 'lua' || match[2] === 'lua') return; // commands run inside a script are not round trips
-      const command = match[3]!.toUpperCase();
-      counts.set(command, (counts.get(command) ?? 0) + 1);
-    });
     const uids: [string, string][] = [];
     for (const key of KEYS) {
       const res = await fetch(`${base}/v1/sourceSeparations`, {
@@ -105,9 +100,9 @@ export async function measureRunningJobRedis(): Promise<BenchLine> {
       if (Date.now() > deadline) throw new Error('the jobs did not all start within 30 s');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    counting = true;
+    counter.counting = true;
     await new Promise((resolve) => setTimeout(resolve, WINDOW_MS));
-    counting = false;
+    counter.counting = false;
     const total = [...counts.values()].reduce((a, b) => a + b, 0);
     const perJobSecond = (n: number) => round(n / JOBS / (WINDOW_MS / 1000), 3);
     return {
@@ -118,14 +113,12 @@ export async function measureRunningJobRedis(): Promise<BenchLine> {
       byCommand: Object.fromEntries([...counts].sort((a, b) => b[1] - a[1]).map(([command, n]) => [command, perJobSecond(n)])),
     };
   } finally {
-    await monitor.close().catch(() => undefined);
+    await counter.close();
     server.closeAllConnections();
     server.close();
     files.close();
     await media.instance.close();
-    const cleanup = await createClient({ url: REDIS_URL }).connect();
-    for await (const batch of cleanup.scanIterator({ MATCH: `${namespace}*`, COUNT: 500 })) if (batch.length > 0) await cleanup.unlink(batch);
-    await cleanup.close();
+    await deleteRedisNamespace(namespace, REDIS_URL);
     await rm(dataDir, { recursive: true, force: true });
   }
 }

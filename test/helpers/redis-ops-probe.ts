@@ -8,7 +8,6 @@
 import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { createClient } from '@redis/client';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { FakeSeparationEngine } from './engines.js';
 import { fixtures } from './media.js';
 import { startFileServer } from './file-server.js';
 import { deleteRedisNamespace } from './redis-server.js';
+import { countRedisCommands } from './redis-command-counter.js';
 
 const N = Number(process.env.N ?? 20);
 const ns = `va-ops-${randomBytes(3).toString('hex')}`;
@@ -32,15 +32,8 @@ const app = express(); app.use(media);
 const server = app.listen(0, '127.0.0.1'); await new Promise((d) => server.once('listening', d));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 await new Promise((d) => setTimeout(d, 1500));
-const mon = await createClient({ url: 'redis://127.0.0.1:6379' }).connect();
-const top = new Map<string, number>(); const lua = new Map<string, number>();
-let phase = 'batch';
-await mon.monitor((line: string) => {
-  if (phase !== 'batch' || !line.includes(ns)) return;
-  const m = /^\S+ \[(\S+) ([^\]]+)\] "(\w+)"/.exec(line); if (!m) return;
-  const map = m[1] === 'lua' || m[2] === 'lua' ? lua : top;
-  const cmd = m[3]!.toUpperCase(); map.set(cmd, (map.get(cmd) ?? 0) + 1);
-});
+const counter = await countRedisCommands('redis://127.0.0.1:6379', ns);
+const { roundTrips: top, inScripts: lua } = counter;
 const t0 = Date.now();
 const uids: [string, string][] = [];
 for (let i = 0; i < N; i++) {
@@ -59,11 +52,10 @@ const ms = Date.now() - t0;
 const sum = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
 const batch = { topLevel: sum(top), inScripts: sum(lua), top: Object.fromEntries(top), lua: Object.fromEntries(lua) };
 // Idle cost: 10 s with nothing queued.
-top.clear();
-lua.clear();
+counter.clear();
 await new Promise((d) => setTimeout(d, 10_000));
-phase = 'done';
+counter.counting = false;
 const jobCalls = batch.topLevel - polls;
 console.log(JSON.stringify({ jobs: N, ms, statusPolls: polls, callsPerJob: jobCalls / N, scriptCommandsPerJob: batch.inScripts / N, batch, idle10s: { topLevel: sum(top), inScripts: sum(lua), top: Object.fromEntries(top) } }, null, 1));
-await mon.close(); server.close(); await media.instance.close(); await files.close(); await deleteRedisNamespace(ns);
+await counter.close(); server.close(); await media.instance.close(); await files.close(); await deleteRedisNamespace(ns);
 process.exit(0);
