@@ -1,4 +1,5 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { processTree } from '../../test/helpers/processes.js';
 
 /** What {@link sampleTreeMemory} saw of a process tree. */
 export interface TreeMemory {
@@ -23,7 +24,7 @@ export function sampleTreeMemory(root: number, intervalMs = 50): { stop(): Promi
   let running = true;
   const loop = (async () => {
     while (running) {
-      if (samples % 10 === 0) members = await descendants(root);
+      if (samples % 10 === 0) members = [root, ...processTree(root).map((info) => info.pid)];
       let sum = 0;
       for (const pid of members) {
         const status = await readFile(`/proc/${pid}/status`, 'utf8').catch(() => '');
@@ -51,26 +52,4 @@ export function sampleTreeMemory(root: number, intervalMs = 50): { stop(): Promi
 function kib(status: string, key: string): number {
   const match = new RegExp(`^${key}:\\s*(\\d+) kB`, 'm').exec(status);
   return match ? Number(match[1]) : 0;
-}
-
-/** `root` and every process below it, from the parent ids in /proc/<pid>/stat. */
-async function descendants(root: number): Promise<number[]> {
-  const children = new Map<number, number[]>();
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = await readFile(`/proc/${entry}/stat`, 'utf8').catch(() => '');
-    if (!stat) continue;
-    const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-    const list = children.get(parent) ?? [];
-    list.push(Number(entry));
-    children.set(parent, list);
-  }
-  const out: number[] = [];
-  const queue = [root];
-  while (queue.length > 0) {
-    const pid = queue.shift()!;
-    out.push(pid);
-    queue.push(...(children.get(pid) ?? []));
-  }
-  return out;
 }

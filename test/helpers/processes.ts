@@ -1,36 +1,45 @@
-/** The process tree below this test process, read from /proc (Linux). */
-import { readFile, readdir } from 'node:fs/promises';
+/** The process tree below a process, read from /proc (Linux): for tests and benches. */
+import { readFileSync, readdirSync } from 'node:fs';
 
-/** One live (not zombie) process: its pid, parent, command name, command line and nice value. */
+/** One live (not zombie) process: its pid, parent, command name, command line, nice value and CPU ticks. */
 export interface ProcessInfo {
   pid: number;
   ppid: number;
   comm: string;
   cmdline: string;
   nice: number;
+  /** utime + stime + cutime + cstime (USER_HZ ticks): its own CPU and that of its children that ended. */
+  cpuTicks: number;
 }
 
-/** Every live process on the machine (a process that ends while it is read is left out). */
-export async function liveProcesses(): Promise<ProcessInfo[]> {
-  const pids = (await readdir('/proc')).filter((name) => /^\d+$/.test(name));
-  const found = await Promise.all(
-    pids.map(async (pid): Promise<ProcessInfo | undefined> => {
-      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-      if (!stat) return undefined;
-      // pid (comm) state ppid …: comm may hold spaces, so split after its closing parenthesis.
-      const close = stat.lastIndexOf(')');
-      const fields = stat.slice(close + 2).split(' '); // from field 3 (state) on
-      if (fields[0] === 'Z') return undefined;
-      const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ').trim();
-      return { pid: Number(pid), ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cmdline, nice: Number(fields[16]) };
-    }),
-  );
-  return found.filter((info): info is ProcessInfo => info !== undefined);
+/** What /proc/<pid>/stat says of a process, or undefined when it is gone or a zombie. */
+export function processInfo(pid: number | 'self'): ProcessInfo | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // ended meanwhile
+  }
+  // pid (comm) state ppid …: comm may hold spaces, so split after its closing parenthesis.
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' '); // from field 3 (state) on
+  if (fields[0] === 'Z') return undefined;
+  let cmdline = '';
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim();
+  } catch {
+    // ended meanwhile: its stat line is enough
+  }
+  const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
+  return { pid: Number(stat.slice(0, stat.indexOf(' '))), ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cmdline, nice: Number(fields[16]), cpuTicks: ticks };
 }
 
-/** The live descendants of `root` (default: this process), children before grandchildren. */
-export async function descendants(root = process.pid): Promise<ProcessInfo[]> {
-  const all = await liveProcesses();
+/** The live descendants of `root` (default: this process), children before grandchildren; read synchronously. */
+export function processTree(root = process.pid): ProcessInfo[] {
+  const all = readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((name) => processInfo(Number(name)))
+    .filter((info): info is ProcessInfo => info !== undefined);
   const below: ProcessInfo[] = [];
   let parents = new Set([root]);
   while (parents.size > 0) {
@@ -41,12 +50,17 @@ export async function descendants(root = process.pid): Promise<ProcessInfo[]> {
   return below;
 }
 
+/** {@link processTree}, for callers that await. */
+export async function descendants(root = process.pid): Promise<ProcessInfo[]> {
+  return processTree(root);
+}
+
 /** Pids of the ffmpeg processes below this process (started by an engine's child process or by this one). */
 export async function ffmpegDescendants(): Promise<number[]> {
-  return (await descendants()).filter((info) => info.comm.startsWith('ffmpeg')).map((info) => info.pid);
+  return processTree().filter((info) => info.comm.startsWith('ffmpeg')).map((info) => info.pid);
 }
 
 /** The engine child processes below this process whose title names `pool` (e.g. `frame drawing`). */
 export async function engineChildren(pool: string): Promise<ProcessInfo[]> {
-  return (await descendants()).filter((info) => info.cmdline === `virtual-anchor ${pool}`);
+  return processTree().filter((info) => info.cmdline === `virtual-anchor ${pool}`);
 }
