@@ -116,11 +116,18 @@ export class BullMqJobQueue implements JobQueue {
     };
   }
 
-  /** {@inheritDoc JobQueue.remove} A job held by a worker (locked) stays; the runner ends it through the store. */
+  /**
+   * {@inheritDoc JobQueue.remove} A running job stays (its key slot too); the runner ends it through the
+   * store. A job a worker holds between two tries for its key's slot (BullMQ will not remove a locked entry)
+   * is dropped in the semaphore: its next try ends it without running it.
+   */
   async remove(uid: string): Promise<void> {
     const job = (await this.queue.getJob(uid)) as BullJob<RunData> | undefined;
-    await this.queue.remove(uid);
-    if (job?.data) await this.semaphore.release(concurrencyKey(job.data), uid);
+    const removed = await this.queue.remove(uid);
+    if (!job?.data) return;
+    const key = concurrencyKey(job.data);
+    if (removed === 1) await this.semaphore.release(key, uid);
+    else await this.semaphore.drop(key, uid);
   }
 
   /** {@inheritDoc JobQueue.has} Always false: the queue lives in Redis. */
@@ -152,7 +159,9 @@ export class BullMqJobQueue implements JobQueue {
     if (job.name === LEGACY_DEADLINE) return; // recovery ends an overdue dangerousFlag job
     const data = job.data as RunData;
     const key = concurrencyKey(data);
-    if (!(await this.semaphore.acquire(key, data.uid, data.order))) {
+    const slot = await this.semaphore.acquire(key, data.uid, data.order);
+    if (slot === 'dropped') return; // removed while it waited: completes without running
+    if (slot === 'wait') {
       await job.moveToDelayed(Date.now() + this.keyRetryMs + Math.floor(Math.random() * this.keyRetryMs), token);
       throw new DelayedError();
     }

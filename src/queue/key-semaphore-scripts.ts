@@ -28,15 +28,21 @@ return tonumber(order)
 
 /**
  * Takes a lease for ARGV[1] when the key has a free slot and no older waiter is owed it; returns 1 when
- * held (also when ARGV[1] held it already: a new attempt of the same job), 0 when the caller must wait.
- * Expired leases (a dead worker's) are dropped first; so are waiters that stopped asking for `waiterTtlMs`.
- * KEYS: leases, waiters, seen. ARGV: uid, limit, leaseMs, order, waiterTtlMs.
+ * held (also when ARGV[1] held it already: a new attempt of the same job), 0 when the caller must wait, -1
+ * when the job was dropped while it waited (it must not run). Expired leases (a dead worker's) are removed
+ * first; so are waiters that stopped asking for `waiterTtlMs`.
+ * KEYS: leases, waiters, seen, dropped. ARGV: uid, limit, leaseMs, order, waiterTtlMs.
  */
 export const ACQUIRE_SCRIPT = `${NOW}
 local uid = ARGV[1]
 local limit = tonumber(ARGV[2])
 local leaseMs = tonumber(ARGV[3])
 local ttl = tonumber(ARGV[5])
+if redis.call('SREM', KEYS[4], uid) == 1 then
+  redis.call('ZREM', KEYS[2], uid)
+  redis.call('HDEL', KEYS[3], uid)
+  return -1
+end
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 local function take()
   redis.call('ZADD', KEYS[1], now + leaseMs, uid)
@@ -72,6 +78,21 @@ export const REFRESH_SCRIPT = `${NOW}
 if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], tonumber(ARGV[2]) * 2)
+return 1
+`;
+
+/**
+ * Drops a waiting job: its place among the waiters goes, and its next ACQUIRE answers -1 (a worker may hold
+ * its queue entry between two tries, where the queue cannot remove it). Returns 0 and changes nothing when
+ * ARGV[1] holds a lease (it is running: the runner ends it). KEYS: leases, waiters, seen, dropped.
+ * ARGV: uid, ttlMs (how long the mark is kept).
+ */
+export const DROP_SCRIPT = `
+if redis.call('ZSCORE', KEYS[1], ARGV[1]) then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+redis.call('SADD', KEYS[4], ARGV[1])
+redis.call('PEXPIRE', KEYS[4], tonumber(ARGV[2]))
 return 1
 `;
 

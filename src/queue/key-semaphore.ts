@@ -1,6 +1,6 @@
 import { createClient } from '@redis/client';
 import type { Logger } from '../domain/logger.js';
-import { ACQUIRE_SCRIPT, REFRESH_SCRIPT, REGISTER_SCRIPT, RELEASE_SCRIPT } from './key-semaphore-scripts.js';
+import { ACQUIRE_SCRIPT, DROP_SCRIPT, REFRESH_SCRIPT, REGISTER_SCRIPT, RELEASE_SCRIPT } from './key-semaphore-scripts.js';
 
 type RedisClient = ReturnType<typeof createClient>;
 
@@ -17,6 +17,9 @@ export interface KeySemaphoreOptions {
   waiterTtlMs: number;
   logger: Logger;
 }
+
+/** How long a dropped job's mark is kept: far longer than any pause between two tries of a waiting job. */
+const DROP_MARK_MS = 24 * 3_600_000;
 
 /**
  * A counting semaphore per key in Redis, shared by every process: `limit` leases per key, handed out in
@@ -44,16 +47,28 @@ export class KeySemaphore {
     return Number(order);
   }
 
-  /** Takes a lease for `uid` when its turn has come and a slot is free; false: ask again later. */
-  async acquire(key: string, uid: string, order: number): Promise<boolean> {
-    const held = await this.eval(ACQUIRE_SCRIPT, this.keys(key), [
+  /**
+   * Takes a lease for `uid` when its turn has come and a slot is free: `held`; `wait`: ask again later;
+   * `dropped`: the job was {@link KeySemaphore.drop | dropped} while it waited and must not run.
+   */
+  async acquire(key: string, uid: string, order: number): Promise<'held' | 'wait' | 'dropped'> {
+    const held = await this.eval(ACQUIRE_SCRIPT, [...this.keys(key), this.key(key, 'dropped')], [
       uid,
       String(this.options.limit),
       String(this.options.leaseMs),
       String(order),
       String(this.options.waiterTtlMs),
     ]);
-    return Number(held) === 1;
+    return Number(held) === 1 ? 'held' : Number(held) === -1 ? 'dropped' : 'wait';
+  }
+
+  /**
+   * Drops a job that waits for its key (removed from the queue while a worker held its entry): its next
+   * {@link KeySemaphore.acquire} answers `dropped`. False, and nothing changes, when it holds a lease (it runs).
+   */
+  async drop(key: string, uid: string): Promise<boolean> {
+    const keys = [...this.keys(key), this.key(key, 'dropped')];
+    return Number(await this.eval(DROP_SCRIPT, keys, [uid, String(DROP_MARK_MS)])) === 1;
   }
 
   /** Extends a held lease; false when it had lapsed. */
@@ -95,7 +110,7 @@ export class KeySemaphore {
   }
 
   private key(key: string, part: string): string {
-    // A hash tag keeps one key's three sets in one Redis Cluster slot.
+    // A hash tag keeps one key's sets in one Redis Cluster slot.
     return `${this.options.prefix}:sem:{${key}}:${part}`;
   }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { queueSuite } from '../../src/testing/queue-suite.js';
 import { BullMqJobQueue } from '../../src/queue/bullmq-job-queue.js';
+import { KeySemaphore } from '../../src/queue/key-semaphore.js';
 import { silentLogger } from '../../src/domain/logger.js';
 import { deleteRedisNamespace, SHARED_REDIS_URL } from '../helpers/redis-server.js';
 
@@ -57,6 +58,45 @@ describe('BullMQ queue across processes', { timeout: 30_000 }, () => {
       assert.equal(peak, 1);
     } finally {
       await Promise.all(consumers.map((consumer) => consumer.close()));
+    }
+  });
+});
+
+describe('KeySemaphore drop', () => {
+  const semaphore = () => {
+    const namespace = `va-test-queue-${randomBytes(4).toString('hex')}`;
+    namespaces.push(namespace);
+    return new KeySemaphore({ url: REDIS_URL, prefix: namespace, limit: 1, leaseMs: 5_000, waiterTtlMs: 5_000, logger: silentLogger });
+  };
+
+  it('ends a dropped waiter at its next try, once, and lets the next waiter have the slot', async () => {
+    const sem = semaphore();
+    try {
+      const first = await sem.register('k', 'a');
+      const second = await sem.register('k', 'b');
+      const third = await sem.register('k', 'c');
+      assert.equal(await sem.acquire('k', 'a', first), 'held');
+      assert.equal(await sem.acquire('k', 'b', second), 'wait');
+      assert.equal(await sem.drop('k', 'b'), true);
+      await sem.release('k', 'a');
+      assert.equal(await sem.acquire('k', 'b', second), 'dropped');
+      assert.equal(await sem.acquire('k', 'c', third), 'held', 'the dropped waiter gave up its place');
+      assert.deepEqual(await sem.holders('k'), ['c']);
+    } finally {
+      await sem.close();
+    }
+  });
+
+  it('leaves a running holder and its slot alone', async () => {
+    const sem = semaphore();
+    try {
+      const order = await sem.register('k', 'a');
+      assert.equal(await sem.acquire('k', 'a', order), 'held');
+      assert.equal(await sem.drop('k', 'a'), false);
+      assert.deepEqual(await sem.holders('k'), ['a']);
+      assert.equal(await sem.acquire('k', 'a', order), 'held', 'a new attempt of the running job keeps its slot');
+    } finally {
+      await sem.close();
     }
   });
 });
