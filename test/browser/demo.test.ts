@@ -250,7 +250,8 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   await page.locator('summary', { hasText: 'More options' }).click();
   await page.getByLabel('Fail on purpose').check();
   await page.getByRole('button', { name: 'Create video' }).click();
-  const failed = page.locator('#video-jobs .job[data-status="error"]');
+  // The page's own job, not a seeded one that failed before (the newest of those may be the full card until this one comes).
+  const failed = page.locator('#video-jobs .job[data-status="error"]').filter({ hasText: `${chosen} · hello-anchor.wav` });
   await failed.waitFor({ timeout: 30_000 });
   assert.match(await failed.locator('.job-error').innerText(), /dangerousFlag/);
   assert.equal(await failed.locator('.job-error code').textContent(), 'dangerous_flag');
