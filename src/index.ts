@@ -45,7 +45,14 @@ export type { UploadView } from './core/schemas/upload.js';
 export type { JobStore } from './storage/job-store.js';
 export { LocalJobEvents, type JobEvents } from './storage/job-events.js';
 export { RedisJobEvents, type RedisJobEventsOptions } from './storage/redis-job-events.js';
-export type { ClaimedDelivery, IdempotencyReservation, StoredAnswer } from './storage/store-extensions.js';
+/** The webhook outbox port: written by its job store's final transitions, read by the webhook sender (`store.outbox` of the built-in stores). */
+export type { WebhookOutbox, ClaimedDelivery } from './storage/webhook-outbox.js';
+export { MemoryWebhookOutbox } from './storage/memory-webhook-outbox.js';
+export { RedisWebhookOutbox } from './storage/redis-webhook-outbox.js';
+/** The idempotency-key port (`Idempotency-Key` on creations and uploads). */
+export type { IdempotencyStore, IdempotencyReservation, StoredAnswer } from './storage/idempotency-store.js';
+export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './storage/memory-idempotency-store.js';
+export { RedisIdempotencyStore, type RedisIdempotencyStoreOptions } from './storage/redis-idempotency-store.js';
 export {
   signWebhook,
   verifyWebhook,

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { missingOutbox, OptionsError, type VirtualAnchorOptions, type ResolvedOptions } from './options.js';
+import type { VirtualAnchorOptions, ResolvedOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { toLogger, type Logger } from '../domain/logger.js';
 import { TOKENS } from './tokens.js';
@@ -52,10 +52,6 @@ export interface VirtualAnchor {
  */
 export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAnchor {
   const { resolved, raw } = resolveOptions(options);
-  const givenStore = raw.backends?.jobStore;
-  if (resolved.webhooks.secret && givenStore && !(givenStore.claimWebhooks && givenStore.settleWebhook)) {
-    throw new OptionsError([missingOutbox('backends.jobStore')]);
-  }
   const logger: Logger = toLogger(raw.logger);
   const container = rootContainer.createChildContainer();
 

@@ -3,6 +3,8 @@ import type { AuthenticateFn } from './auth.js';
 import type { Registry } from 'prom-client';
 import type { Logger } from '../domain/logger.js';
 import type { JobStore } from '../storage/job-store.js';
+import type { WebhookOutbox } from '../storage/webhook-outbox.js';
+import type { IdempotencyStore } from '../storage/idempotency-store.js';
 import type { JobEvents } from '../storage/job-events.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { S3Location } from '../storage/s3-blob-store.js';
@@ -179,9 +181,20 @@ export interface VirtualAnchorOptions {
   };
   /** Delay after which a job created with `dangerousFlag: true` is moved to `error`. Default 10 000 ms (SPEC §3). */
   dangerousFlagDelayMs?: number;
-  /** Custom or extra backends. Anything left out uses the built-in default. */
+  /**
+   * Custom or extra backends. Anything left out uses the built-in default. A backend given here (or registered on
+   * `instance.container` before start-up) is the host's: the instance never closes it (the queue excepted).
+   */
   backends?: {
+    /** Job records. With your own, give `idempotencyStore` too, and `webhookOutbox` when `webhooks.secret` is set. */
     jobStore?: JobStore;
+    /**
+     * The webhook outbox that `jobStore`'s final transitions write (a built-in store's is `store.outbox`). Needed with
+     * your own `jobStore` when `webhooks.secret` is set; refused without it.
+     */
+    webhookOutbox?: WebhookOutbox;
+    /** Idempotency keys. Default: beside the built-in job store (Redis with `redis`, else memory); needed with your own `jobStore`. */
+    idempotencyStore?: IdempotencyStore;
     /**
      * Announcements of jobs ended or taken over (`JobEvents`), so that a cancel made through one process stops the
      * engine in another at once. Default: Redis pub/sub with `redis`, else within the process. Give one with a
@@ -460,7 +473,20 @@ export const optionsSchema = z
       .object({
         jobStore: obj
           .optional()
-          .meta({ description: 'your own `JobStore` (run `jobStoreSuite` from `virtual-anchor/testing` on it)', defaultText: 'memory, or Redis with `redis`' }),
+          .meta({
+            description:
+              'your own `JobStore` of job records (run `jobStoreSuite` from `virtual-anchor/testing` on it); give `idempotencyStore` with it, and `webhookOutbox` when `webhooks.secret` is set (start-up fails naming the missing one)',
+            defaultText: 'memory, or Redis with `redis`',
+          }),
+        webhookOutbox: obj.optional().meta({
+          description:
+            "the `WebhookOutbox` your `jobStore`'s final transitions write (a built-in store's is `store.outbox`; run `webhookOutboxSuite` on yours); only with your own `jobStore`",
+          defaultText: "the built-in job store's own",
+        }),
+        idempotencyStore: obj.optional().meta({
+          description: 'where `Idempotency-Key` answers are kept (`IdempotencyStore`: `MemoryIdempotencyStore`, `RedisIdempotencyStore` or your own, checked with `idempotencyStoreSuite`)',
+          defaultText: 'beside the built-in job store: memory, or Redis with `redis`',
+        }),
         jobEvents: obj.optional().meta({
           description:
             'announcements of jobs ended or taken over (`JobEvents`: `announce`, `listen`, `close`), so a cancel made through one process stops the engine in another at once; give one with a custom `jobStore` shared by several processes (else they notice at their heartbeat)',
@@ -568,12 +594,10 @@ export interface ResolvedOptions
   webhooks: Omit<Required<NonNullable<VirtualAnchorOptions['webhooks']>>, 'secret'> & { secret?: string };
 }
 
-/** Thrown by {@link createVirtualAnchor} when options are invalid; lists every problem. */
-/** The {@link OptionsError} issue of `webhooks.secret` set with a job store (named `which`) that has no webhook outbox. */
-export function missingOutbox(which: string): string {
-  return `webhooks.secret: webhooks are on, but ${which} has no webhook outbox (claimWebhooks and settleWebhook; see jobStoreSuite's outbox capability in virtual-anchor/testing): implement it, or leave webhooks.secret unset`;
-}
-
+/**
+ * Thrown by {@link createVirtualAnchor} when options are invalid, listing every problem; a feature that is on
+ * without its port (see `backends`) makes start-up fail with one (`ready()` rejects with it).
+ */
 export class OptionsError extends Error {
   constructor(readonly issues: string[]) {
     super(`invalid virtual-anchor options:\n  - ${issues.join('\n  - ')}`);

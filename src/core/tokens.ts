@@ -7,7 +7,12 @@ export const TOKENS = {
   Options: Symbol.for('virtual-anchor.Options'),
   /** The instance's `Logger` (from the `logger` option), registered at creation; log through it, do not replace it. */
   Logger: Symbol.for('virtual-anchor.Logger'),
+  /** Job records (`JobStore`). */
   JobStore: Symbol.for('virtual-anchor.JobStore'),
+  /** The webhook outbox (`WebhookOutbox`) the job store's final transitions write; register it with your own `JobStore`. */
+  WebhookOutbox: Symbol.for('virtual-anchor.WebhookOutbox'),
+  /** Idempotency keys (`IdempotencyStore`); register one with your own `JobStore`. */
+  IdempotencyStore: Symbol.for('virtual-anchor.IdempotencyStore'),
   /** Announcements of jobs ended or taken over (`JobEvents`): Redis pub/sub with `redis`, else within the process. */
   JobEvents: Symbol.for('virtual-anchor.JobEvents'),
   BlobStore: Symbol.for('virtual-anchor.BlobStore'),

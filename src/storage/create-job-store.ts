@@ -1,5 +1,4 @@
 import type { Logger } from '../domain/logger.js';
-import type { JobStore } from './job-store.js';
 import { MemoryJobStore } from './memory-job-store.js';
 import type { RedisTimeouts } from './redis-connection.js';
 import { RedisJobStore } from './redis-job-store.js';
@@ -18,8 +17,8 @@ export interface CreateJobStoreOptions {
   logger?: Logger;
 }
 
-/** A {@link RedisJobStore} when `redisUrl` is given, else a {@link MemoryJobStore}. */
-export function createJobStore(options: CreateJobStoreOptions = {}): JobStore {
+/** A {@link RedisJobStore} when `redisUrl` is given, else a {@link MemoryJobStore}; either has its webhook outbox as `outbox`. */
+export function createJobStore(options: CreateJobStoreOptions = {}): MemoryJobStore | RedisJobStore {
   const { recordRetentionMs } = options;
   if (options.redisUrl) {
     return new RedisJobStore({

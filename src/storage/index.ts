@@ -1,5 +1,12 @@
 /** The storage layer: job records, media files and signed links. */
 export type { JobStore } from './job-store.js';
+export type { WebhookOutbox, ClaimedDelivery } from './webhook-outbox.js';
+export { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
+export { RedisWebhookOutbox } from './redis-webhook-outbox.js';
+export type { IdempotencyStore, IdempotencyReservation, StoredAnswer } from './idempotency-store.js';
+export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './memory-idempotency-store.js';
+export { RedisIdempotencyStore, type RedisIdempotencyStoreOptions } from './redis-idempotency-store.js';
+export { createIdempotencyStore } from './create-idempotency-store.js';
 export {
   BlobExistsError,
   BlobTooLargeError,

@@ -1,5 +1,6 @@
 import type { StoreUnavailableError } from './store-unavailable-error.js';
-import type { ClaimedDelivery, IdempotencyReservation, StoredAnswer } from './store-extensions.js';
+import type { WebhookOutbox } from './webhook-outbox.js';
+import type { IdempotencyStore } from './idempotency-store.js';
 import type { Job, JobExpectation, JobKind, JobPatch, JobStatus, ListQuery, ListResult } from '../domain/job.js';
 
 /**
@@ -11,6 +12,9 @@ import type { Job, JobExpectation, JobKind, JobPatch, JobStatus, ListQuery, List
  *
  * When the backend cannot be reached in time, methods reject with an error named
  * `StoreUnavailableError` (see {@link StoreUnavailableError}); nothing of that call runs later.
+ *
+ * Records only: the webhook outbox ({@link WebhookOutbox}) and idempotency keys ({@link IdempotencyStore}) are
+ * ports of their own. A store that has an outbox writes it in `transition` (see {@link WebhookOutbox}).
  */
 export interface JobStore {
   /** Stores a new job (its status is `pending`) and indexes it. */
@@ -45,26 +49,6 @@ export interface JobStore {
    * Listings and totals never show such a record, even before this ran.
    */
   deleteExpired?(): Promise<number>;
-  /**
-   * Webhook outbox (optional: without it `webhookUrl` is refused, and `webhooks.secret` set is an OptionsError at
-   * start-up). The store queues a delivery, due at once,
-   * in the same atomic write that first moves a job with a `webhook` to a final state. This claims up to
-   * `limit` deliveries due at `nowMs`, leasing each until `nowMs + leaseMs` (no other claim returns it
-   * before then, so two processes never send one attempt at the same time; a process that dies mid-send
-   * leaves it to be claimed again when the lease ends).
-   */
-  claimWebhooks?(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]>;
-  /** Ends a claimed delivery: `nextDueMs` schedules its next attempt, `undefined` removes it (delivered or given up). */
-  settleWebhook?(uid: string, nextDueMs: number | undefined): Promise<void>;
-  /**
-   * Idempotency keys (optional: without them the `Idempotency-Key` header is ignored). Reserves `key` for a
-   * request with `fingerprint` for `reserveMs` (so a crashed request frees it), or tells what holds it.
-   */
-  reserveIdempotencyKey?(key: string, fingerprint: string, reserveMs: number): Promise<IdempotencyReservation>;
-  /** Stores the answer of a reserved key, kept `ttlMs`. */
-  saveIdempotentAnswer?(key: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void>;
-  /** Frees a reserved key that has no answer (the request failed; a corrected retry may use the key). */
-  releaseIdempotencyKey?(key: string): Promise<void>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@ import { CasJobStore } from './cas-job-store.js';
 import { isFinal } from '../domain/state-machine.js';
 import { DEFAULT_RECORD_RETENTION_MS, createdAtMs, pageWindow } from './job-record.js';
 import { KeyedMutex } from './keyed-mutex.js';
-import { reservationOf, type ClaimedDelivery, type IdempotencyEntry, type IdempotencyReservation, type StoredAnswer } from './store-extensions.js';
+import { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
 
 /** Options of {@link MemoryJobStore}. */
 export interface MemoryJobStoreOptions {
@@ -34,7 +34,7 @@ function newestFirst(a: IndexEntry, b: IndexEntry): number {
  * serialised per uid, which makes `transition` and `patch` a compare-and-set.
  * Nothing survives a restart; use {@link RedisJobStore} for that or for several processes.
  * Final records expire `recordRetentionMs` after they became final: {@link MemoryJobStore.deleteExpired}
- * (the sweeper, and every listing) deletes them.
+ * (the sweeper, and every listing) deletes them. Its webhook outbox is {@link MemoryJobStore.outbox}.
  */
 export class MemoryJobStore extends CasJobStore {
   readonly #records = new Keyv<Job>();
@@ -50,12 +50,8 @@ export class MemoryJobStore extends CasJobStore {
   #nextExpiryMs = Number.POSITIVE_INFINITY;
   readonly #clock: () => Date;
   readonly #retentionMs: number;
-  /** Webhook outbox: job uid → when its next attempt is due (or its lease ends) and how many claims it had. */
-  readonly #outbox = new Map<string, { dueMs: number; attempts: number }>();
-  /** Idempotency keys → entry and expiry (epoch ms). */
-  readonly #idempotency = new Map<string, { entry: IdempotencyEntry; expiresAtMs: number }>();
-  /** When expired idempotency keys are next looked for (at most once a minute). */
-  #nextKeySweepMs = 0;
+  /** The webhook outbox this store writes: a delivery is queued in the step that first makes a job with a webhook final. */
+  readonly outbox = new MemoryWebhookOutbox();
 
   constructor(options: MemoryJobStoreOptions = {}) {
     super(options.now);
@@ -114,51 +110,6 @@ export class MemoryJobStore extends CasJobStore {
     return expired.length;
   }
 
-  /** {@inheritDoc JobStore.claimWebhooks} Oldest due first. */
-  async claimWebhooks(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-    const due = [...this.#outbox].filter(([, d]) => d.dueMs <= nowMs).sort((a, b) => a[1].dueMs - b[1].dueMs).slice(0, limit);
-    return due.map(([uid, delivery]) => {
-      delivery.dueMs = nowMs + leaseMs;
-      delivery.attempts += 1;
-      return { uid, attempt: delivery.attempts };
-    });
-  }
-
-  /** {@inheritDoc JobStore.settleWebhook} */
-  async settleWebhook(uid: string, nextDueMs: number | undefined): Promise<void> {
-    const delivery = this.#outbox.get(uid);
-    if (!delivery) return;
-    if (nextDueMs === undefined) this.#outbox.delete(uid);
-    else delivery.dueMs = nextDueMs;
-  }
-
-  /** {@inheritDoc JobStore.reserveIdempotencyKey} */
-  async reserveIdempotencyKey(key: string, fingerprint: string, reserveMs: number): Promise<IdempotencyReservation> {
-    const now = this.#clock().getTime();
-    const held = this.#idempotency.get(key);
-    if (held && held.expiresAtMs > now) return reservationOf(held.entry);
-    this.#idempotency.set(key, { entry: { fingerprint }, expiresAtMs: now + reserveMs });
-    this.#forgetExpiredKeys(now);
-    return { state: 'reserved' };
-  }
-
-  /** {@inheritDoc JobStore.saveIdempotentAnswer} */
-  async saveIdempotentAnswer(key: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void> {
-    this.#idempotency.set(key, { entry: { fingerprint, answer: structuredClone(answer) }, expiresAtMs: this.#clock().getTime() + ttlMs });
-  }
-
-  /** {@inheritDoc JobStore.releaseIdempotencyKey} */
-  async releaseIdempotencyKey(key: string): Promise<void> {
-    if (!this.#idempotency.get(key)?.entry.answer) this.#idempotency.delete(key);
-  }
-
-  /** Drops expired idempotency keys, at most once a minute (bounded memory without a timer). */
-  #forgetExpiredKeys(now: number): void {
-    if (now < this.#nextKeySweepMs) return;
-    this.#nextKeySweepMs = now + 60_000;
-    for (const [key, held] of this.#idempotency) if (held.expiresAtMs <= now) this.#idempotency.delete(key);
-  }
-
   /** {@inheritDoc JobStore.close} */
   override async close(): Promise<void> {
     await this.#records.disconnect();
@@ -189,7 +140,7 @@ export class MemoryJobStore extends CasJobStore {
       }
       if (isFinal(next.status) && !this.#expiry.has(uid)) {
         // First final state: queue the webhook in the same step, so no crash can lose it.
-        if (next.webhook) this.#outbox.set(uid, { dueMs: this.#clock().getTime(), attempts: 0 });
+        if (next.webhook) this.outbox.add(uid, this.#clock().getTime());
         const at = this.#clock().getTime() + this.#retentionMs;
         this.#expiry.set(uid, at);
         this.#nextExpiryMs = Math.min(this.#nextExpiryMs, at);

@@ -91,7 +91,7 @@ export class RedisConnection {
    * (a Lua error, a wrong type) as they are. `what` names the operation in messages.
    */
   async run<T>(what: string, op: (client: RedisClient) => Promise<T>): Promise<T> {
-    if (this.#state === 'closed') throw new StoreUnavailableError('the job store is closed');
+    if (this.#state === 'closed') throw new StoreUnavailableError(`the ${this.#store} is closed`);
     if (!this.#client.isReady) {
       this.#connect();
       if (this.#state === 'connecting') await this.#firstAttempt;

@@ -9,10 +9,8 @@
  *   status:<status>:<kind>          zset    the same, one kind
  *   expiry                          zset    final jobs, scored by when their record expires;
  *                                           members are JSON `[kind, owner, uid]`
- *   webhooks                        zset    webhook outbox: uids of jobs whose final state is still to be
- *                                           announced, scored by when the next attempt is due (or its lease ends)
- *   webhook-attempts                hash    uid → attempts claimed so far
- *   idempotency:<hash>              string  JSON {@link IdempotencyEntry}, with a TTL
+ *   webhooks, webhook-attempts              the webhook outbox ({@link RedisWebhookOutbox}, `store.outbox`): the
+ *                                           compare-and-set script queues a delivery in `webhooks`
  *
  * Sorted sets are scored by `createdAt` in epoch ms (exact in a double); equal scores order by
  * uid. `*` is never a kind or a status, and the owner comes last, so no two keys collide
@@ -42,8 +40,7 @@ import { CasJobStore } from './cas-job-store.js';
 import { DEFAULT_RECORD_RETENTION_MS, createdAtMs, pageWindow } from './job-record.js';
 import { CAS_SCRIPT } from './redis-cas-script.js';
 import { EXPIRE_SCRIPT } from './redis-expiry-script.js';
-import { CLAIM_WEBHOOKS_SCRIPT, RELEASE_RESERVATION_SCRIPT } from './redis-outbox-script.js';
-import { reservationOf, type ClaimedDelivery, type IdempotencyEntry, type IdempotencyReservation, type StoredAnswer } from './store-extensions.js';
+import { OUTBOX_KEYS, RedisWebhookOutbox } from './redis-webhook-outbox.js';
 import { DEFAULT_REDIS_TIMEOUTS, RedisConnection, type RedisTimeouts } from './redis-connection.js';
 
 /** Options of {@link RedisJobStore}. */
@@ -81,6 +78,11 @@ export class RedisJobStore extends CasJobStore {
   readonly #redis: RedisConnection;
   readonly #clock: () => Date;
   readonly #retentionMs: number;
+  /**
+   * The webhook outbox this store writes, on the same connection and namespace: the compare-and-set script queues
+   * a delivery in the same EVAL that first makes a job with a webhook final. Closing the store ends it.
+   */
+  readonly outbox: RedisWebhookOutbox;
 
   constructor(options: RedisJobStoreOptions = {}) {
     super(options.now);
@@ -91,6 +93,7 @@ export class RedisJobStore extends CasJobStore {
     if (!(this.#retentionMs > 0)) throw new RangeError('recordRetentionMs must be positive');
     const timeouts = { ...DEFAULT_REDIS_TIMEOUTS, ...options.timeouts };
     this.#redis = new RedisConnection(options.url ?? 'redis://127.0.0.1:6379', timeouts, options.logger ?? silentLogger);
+    this.outbox = new RedisWebhookOutbox(this.#redis, this.namespace);
   }
 
   /** {@inheritDoc JobStore.create} Rejects when a job with the same uid exists. */
@@ -141,54 +144,6 @@ export class RedisJobStore extends CasJobStore {
     }
   }
 
-  /** {@inheritDoc JobStore.claimWebhooks} One atomic {@link CLAIM_WEBHOOKS_SCRIPT}: oldest due first. */
-  async claimWebhooks(nowMs: number, leaseMs: number, limit: number): Promise<ClaimedDelivery[]> {
-    const flat = (await this.#redis.run('a webhook claim', (client) =>
-      client.eval(CLAIM_WEBHOOKS_SCRIPT, {
-        keys: [this.#key('webhooks'), this.#key('webhook-attempts')],
-        arguments: [String(nowMs), String(nowMs + leaseMs), String(limit)],
-      }),
-    )) as (string | number)[];
-    const claimed: ClaimedDelivery[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) claimed.push({ uid: String(flat[i]), attempt: Number(flat[i + 1]) });
-    return claimed;
-  }
-
-  /** {@inheritDoc JobStore.settleWebhook} */
-  async settleWebhook(uid: string, nextDueMs: number | undefined): Promise<void> {
-    if (nextDueMs === undefined) {
-      await this.#redis.run('a webhook removal', (client) => client.multi().zRem(this.#key('webhooks'), uid).hDel(this.#key('webhook-attempts'), uid).exec());
-    } else {
-      await this.#redis.run('a webhook update', (client) => client.zAdd(this.#key('webhooks'), { score: nextDueMs, value: uid }, { XX: true }));
-    }
-  }
-
-  /** {@inheritDoc JobStore.reserveIdempotencyKey} `SET NX` with a TTL; a key freed between the SET and the read is tried again. */
-  async reserveIdempotencyKey(key: string, fingerprint: string, reserveMs: number): Promise<IdempotencyReservation> {
-    const redisKey = this.#key(`idempotency:${key}`);
-    const entry: IdempotencyEntry = { fingerprint };
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const set = await this.#redis.run('an idempotency key', (client) => client.set(redisKey, JSON.stringify(entry), { NX: true, PX: reserveMs }));
-      if (set === 'OK') return { state: 'reserved' };
-      const raw = await this.#redis.run('an idempotency key', (client) => client.get(redisKey));
-      if (raw !== null) return reservationOf(JSON.parse(raw) as IdempotencyEntry);
-    }
-    throw new Error(`idempotency key ${key}: kept changing while it was read`);
-  }
-
-  /** {@inheritDoc JobStore.saveIdempotentAnswer} */
-  async saveIdempotentAnswer(key: string, fingerprint: string, answer: StoredAnswer, ttlMs: number): Promise<void> {
-    const entry: IdempotencyEntry = { fingerprint, answer };
-    await this.#redis.run('an idempotency answer', (client) => client.set(this.#key(`idempotency:${key}`), JSON.stringify(entry), { PX: ttlMs }));
-  }
-
-  /** {@inheritDoc JobStore.releaseIdempotencyKey} Only a reservation (no answer) is deleted. */
-  async releaseIdempotencyKey(key: string): Promise<void> {
-    await this.#redis.run('an idempotency release', (client) =>
-      client.eval(RELEASE_RESERVATION_SCRIPT, { keys: [this.#key(`idempotency:${key}`)], arguments: [] }),
-    );
-  }
-
   /** {@inheritDoc JobStore.close} Bounded: a connection that does not close in time is dropped. */
   override async close(): Promise<void> {
     await this.#redis.close();
@@ -237,7 +192,7 @@ export class RedisJobStore extends CasJobStore {
           expiresAt,
           String(this.#retentionMs + TTL_GRACE_MS),
           JSON.stringify([job.kind, job.owner, job.uid]),
-          next.webhook ? this.#key('webhooks') : '',
+          next.webhook ? this.#key(OUTBOX_KEYS.due) : '',
           String(this.#clock().getTime()),
         ],
       }),

@@ -13,9 +13,11 @@ import { LinkBuilder } from '../core/links.js';
 import type { BlobRef } from '../domain/job.js';
 import { FsBlobStore } from '../storage/fs-blob-store.js';
 import { MemoryJobStore } from '../storage/memory-job-store.js';
+import { MemoryIdempotencyStore } from '../storage/memory-idempotency-store.js';
 import { UrlSigner } from '../storage/url-signer.js';
 import type { SuiteRunner } from './suite-runner.js';
 import { toneWav } from './wav.js';
+import { eventually } from './eventually.js';
 
 /** A host the adapter under test runs in, when `mount` gives more than a listening `http.Server`. */
 export interface AdapterHost {
@@ -172,15 +174,6 @@ function watchProcess(): { stop(): void; faults: unknown[] } {
   };
 }
 
-/** Resolves once `check` resolves true, polling; rejects after `limitMs`. */
-async function eventually(what: string, check: () => Promise<boolean>, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`${what} did not happen within ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /** A file stream that never ends: 64 KiB chunks as fast as they are read, until destroyed. */
 function endless(): Readable {
   return new Readable({
@@ -272,7 +265,7 @@ export function adapterSuite(name: string, options: AdapterSuiteOptions): void {
       avatars: { builtIn: false },
       limits: { ...options.instanceOptions?.limits, maxUploadBytes: UPLOAD_LIMIT },
       concurrency: { ...options.instanceOptions?.concurrency, v1RequestsPerKey: 1, maxQueuedRequestsPerKey: 0 },
-      backends: { jobStore: new MemoryJobStore(), blobStore: blobs, lipSync: false, separation: false, avatarRenderer: false },
+      backends: { jobStore: new MemoryJobStore(), idempotencyStore: new MemoryIdempotencyStore(), blobStore: blobs, lipSync: false, separation: false, avatarRenderer: false },
     });
     const watch = watchProcess();
     let host: AdapterHost | undefined;

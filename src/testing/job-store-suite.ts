@@ -16,13 +16,11 @@ export interface JobStoreSettings {
 }
 
 /** An optional part of {@link JobStore} that the suite checks when the store has its methods. */
-export type JobStoreCapability = 'recordExpiry' | 'webhookOutbox' | 'idempotencyKeys' | 'ping';
+export type JobStoreCapability = 'recordExpiry' | 'ping';
 
 /** The methods of each optional part: a store has all of a part's methods or none. */
 const CAPABILITY_METHODS: Record<JobStoreCapability, readonly (keyof JobStore)[]> = {
   recordExpiry: ['deleteExpired'],
-  webhookOutbox: ['claimWebhooks', 'settleWebhook'],
-  idempotencyKeys: ['reserveIdempotencyKey', 'saveIdempotentAnswer', 'releaseIdempotencyKey'],
   ping: ['ping'],
 };
 
@@ -41,15 +39,6 @@ export interface JobStoreSuiteOptions extends SuiteRunner {
 
 const NOW = new Date('2025-06-01T12:00:00.000Z');
 
-/** Resolves once `check` resolves true, polling every 25 ms; rejects after `limitMs`. */
-async function eventually(what: string, check: () => Promise<boolean>, limitMs = 10_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) assert.fail(`${what} did not happen within ${limitMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
 /**
  * The contract every {@link JobStore} keeps, as a test suite for node:test, vitest or mocha:
  * `jobStoreSuite('my store', { describe, it, create: async ({ now }) => new MyStore({ now }) })`.
@@ -65,10 +54,6 @@ async function eventually(what: string, check: () => Promise<boolean>, limitMs =
  * so that their tests fail rather than pass when a method goes missing:
  * - `recordExpiry` (`deleteExpired`): records go `recordRetentionMs` after their final state, never earlier, with
  *   every index entry, and listings never show them even before a sweep;
- * - `webhookOutbox` (`claimWebhooks`, `settleWebhook`): the first final state of a job with a `webhook` queues one
- *   delivery, claims lease it, settling reschedules or removes it;
- * - `idempotencyKeys` (`reserveIdempotencyKey`, `saveIdempotentAnswer`, `releaseIdempotencyKey`): reserve, in
- *   flight, done, release, and reservations that lapse (this test waits about a second of real time);
  * - `ping`: resolves while the backend answers.
  */
 export function jobStoreSuite(name: string, options: JobStoreSuiteOptions): void {
@@ -353,65 +338,5 @@ export function jobStoreSuite(name: string, options: JobStoreSuiteOptions): void
         await Promise.all([store.ping!(), store.ping!(), store.get('no-such-job')]);
       }));
 
-    it('webhook outbox (when the store has claimWebhooks): queues a delivery with the first final state of a job with a webhook, and leases each claim', () =>
-      withStore(async (store) => {
-        if (!has(store, 'webhookOutbox')) return;
-        const now = NOW.getTime();
-        const hooked: Job = { ...makeJob({ createdAt: at(1) }), webhook: { url: 'https://example.com/hook', baseUrl: 'https://api.example.com' } };
-        const plain = makeJob({ createdAt: at(2) });
-        for (const job of [hooked, plain]) {
-          await store.create(job);
-          assert.ok(await store.transition(job.uid, ['pending'], 'ongoing'));
-        }
-        assert.deepEqual(await store.claimWebhooks!(now + 1_000, 30_000, 10), [], 'nothing is queued before a final state');
-        assert.ok(await store.transition(hooked.uid, ['ongoing'], 'completed', { completedAt: at(3) }));
-        assert.ok(await store.transition(plain.uid, ['ongoing'], 'error', { failure: { code: 'x', message: 'y' } }));
-
-        const claimed = await Promise.all([store.claimWebhooks!(now + 1_000, 30_000, 10), store.claimWebhooks!(now + 1_000, 30_000, 10)]);
-        assert.deepEqual(claimed.flat(), [{ uid: hooked.uid, attempt: 1 }], 'one of two racing claims gets it, a job without a webhook queues nothing');
-        assert.deepEqual(await store.claimWebhooks!(now + 20_000, 30_000, 10), [], 'leased');
-        assert.deepEqual(await store.claimWebhooks!(now + 31_001, 30_000, 10), [{ uid: hooked.uid, attempt: 2 }], 'claimable again when the lease ends');
-        await store.settleWebhook!(hooked.uid, now + 100_000);
-        assert.deepEqual(await store.claimWebhooks!(now + 99_000, 30_000, 10), []);
-        assert.deepEqual(await store.claimWebhooks!(now + 100_000, 30_000, 10), [{ uid: hooked.uid, attempt: 3 }]);
-        await store.settleWebhook!(hooked.uid, undefined);
-        assert.deepEqual(await store.claimWebhooks!(now + 10_000_000, 30_000, 10), [], 'settled for good');
-        await store.settleWebhook!('no-such-job', undefined);
-        // A second final write (a late patch) queues nothing again.
-        assert.equal(await store.patch(hooked.uid, ['completed'], { heartbeatAt: at(9) }), true);
-        assert.deepEqual(await store.claimWebhooks!(now + 20_000_000, 30_000, 10), []);
-      }));
-
-    it('idempotency keys (when the store has reserveIdempotencyKey): reserve, in flight, done, release, and lapse', () =>
-      // Reservations and answers lapse by the real clock here: a backend's own key TTL (Redis PX) knows no other.
-      withStore(async (store) => {
-        if (!has(store, 'idempotencyKeys')) return;
-        const key = `suite-${Date.now().toString(36)}-${Math.random().toString(36).slice(2)}`;
-        const answer = { status: 201, body: { uid: 'u-1', nested: { list: [1, 'two'] } } };
-        assert.deepEqual(await store.reserveIdempotencyKey!(key, 'fp-1', 60_000), { state: 'reserved' });
-        assert.deepEqual(await store.reserveIdempotencyKey!(key, 'fp-2', 60_000), { state: 'in_flight', fingerprint: 'fp-1' });
-        await store.saveIdempotentAnswer!(key, 'fp-1', answer, 60_000);
-        answer.body.nested.list.push(3);
-        const done = { state: 'done', fingerprint: 'fp-1', answer: { status: 201, body: { uid: 'u-1', nested: { list: [1, 'two'] } } } };
-        assert.deepEqual(await store.reserveIdempotencyKey!(key, 'fp-1', 60_000), done, 'the stored answer, as it was saved');
-        await store.releaseIdempotencyKey!(key);
-        assert.deepEqual(await store.reserveIdempotencyKey!(key, 'fp-3', 60_000), done, 'release keeps a key that has an answer');
-
-        // A released reservation frees the key at once; racing reservations of a free key: exactly one wins.
-        const other = `${key}-released`;
-        assert.deepEqual(await store.reserveIdempotencyKey!(other, 'fp-1', 60_000), { state: 'reserved' });
-        await store.releaseIdempotencyKey!(other);
-        const race = await Promise.all(['a', 'b', 'c', 'd'].map((fp) => store.reserveIdempotencyKey!(other, fp, 60_000)));
-        assert.equal(race.filter((r) => r.state === 'reserved').length, 1, JSON.stringify(race));
-        await store.releaseIdempotencyKey!(`${key}-never-reserved`);
-
-        // A reservation (a request that crashed) and an answer both lapse after their time.
-        const lapsing = `${key}-lapsing`;
-        assert.deepEqual(await store.reserveIdempotencyKey!(lapsing, 'fp-1', 300), { state: 'reserved' });
-        await eventually('the reservation to lapse', async () => (await store.reserveIdempotencyKey!(lapsing, 'fp-2', 60_000)).state === 'reserved');
-        await store.saveIdempotentAnswer!(lapsing, 'fp-2', answer, 300);
-        assert.equal((await store.reserveIdempotencyKey!(lapsing, 'fp-2', 60_000)).state, 'done');
-        await eventually('the answer to lapse', async () => (await store.reserveIdempotencyKey!(lapsing, 'fp-3', 60_000)).state === 'reserved');
-      }, () => new Date()));
   });
 }

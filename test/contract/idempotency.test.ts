@@ -1,18 +1,15 @@
 /**
  * Idempotency-Key on creations and uploads: repeats (also racing ones) replay the first answer, another body
  * answers 422, keys are scoped per API key, failed requests are not remembered, bad keys are a 400.
- * Runs once per host framework; the store part runs on memory and on Redis.
+ * Runs once per host framework (the store itself: test/storage/idempotency-store.test.ts).
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { MemoryJobStore, RedisJobStore, type JobStore } from '../../src/index.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError } from '../helpers/checks.js';
 import { firstAvatarId } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
-import { SHARED_REDIS_URL } from '../helpers/redis-server.js';
 
 const h = useHarness();
 
@@ -83,41 +80,6 @@ for (const adapter of ADAPTERS) {
       assert.equal(again.headers['idempotent-replayed'], 'true');
       const other = await app.http.post('/v1/uploads').set('key', KEYS.a).set('Idempotency-Key', key).attach('file', h.path('speech.mp3'));
       assertError(other, 422, 'idempotency_key_reused');
-    });
-  });
-}
-
-for (const [name, make] of [
-  ['MemoryJobStore', () => new MemoryJobStore()],
-  ['RedisJobStore', () => new RedisJobStore({ url: SHARED_REDIS_URL, namespace: `test-idem-${randomUUID()}` })],
-] as const) {
-  describe(`${name}: idempotency keys`, () => {
-    let store: JobStore;
-    before(() => {
-      store = make();
-    });
-    after(async () => {
-      if (store instanceof RedisJobStore) await store.clear();
-      await store.close();
-    });
-
-    it('reserves once, replays the saved answer, frees a failed reservation and ends a crashed one after reserveMs', async () => {
-      const reserve = (key: string, fingerprint = 'f1', ms = 60_000) => store.reserveIdempotencyKey!(key, fingerprint, ms);
-      const racing = await Promise.all(Array.from({ length: 5 }, () => reserve('k1')));
-      assert.equal(racing.filter((r) => r.state === 'reserved').length, 1);
-      assert.deepEqual(await reserve('k1', 'f2'), { state: 'in_flight', fingerprint: 'f1' });
-      await store.saveIdempotentAnswer!('k1', 'f1', { status: 201, body: [{ uid: 'u' }] }, 60_000);
-      assert.deepEqual(await reserve('k1'), { state: 'done', fingerprint: 'f1', answer: { status: 201, body: [{ uid: 'u' }] } });
-      await store.releaseIdempotencyKey!('k1');
-      assert.equal((await reserve('k1')).state, 'done', 'release never deletes an answer');
-
-      assert.equal((await reserve('k2')).state, 'reserved');
-      await store.releaseIdempotencyKey!('k2');
-      assert.equal((await reserve('k2', 'f2')).state, 'reserved');
-
-      assert.equal((await reserve('k3', 'f1', 50)).state, 'reserved');
-      await sleep(120);
-      assert.equal((await reserve('k3', 'f2')).state, 'reserved');
     });
   });
 }

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MemoryJobStore, TOKENS, type AvatarVideoJob, type JobStore } from '../../src/index.js';
+import { MemoryIdempotencyStore, MemoryJobStore, TOKENS, type AvatarVideoJob, type JobStore } from '../../src/index.js';
 import { ownerOf } from '../../src/core/auth.js';
 import { avatarUid } from '../../src/core/avatars/avatar-uid.js';
 import { sourcesOf, TRANSITIONS } from '../../src/domain/state-machine.js';
@@ -172,7 +172,7 @@ for (const adapter of ADAPTERS) {
           const jobStore = new MemoryJobStore();
           for (const job of [stale, live, pending, dangerous]) await jobStore.create(job);
 
-          const app = await makeApp(adapter, { dataDir, backends: { jobStore }, retention: { staleJobMs: 30_000, sweepIntervalMs: 100 } });
+          const app = await makeApp(adapter, { dataDir, backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore() }, retention: { staleJobMs: 30_000, sweepIntervalMs: 100 } });
           try {
             const get = (uid: string) => waitForJob(app, `/v2/2davatar/${uid}`, KEYS.a);
             const interrupted = await get(stale.uid);
@@ -256,7 +256,7 @@ for (const adapter of ADAPTERS) {
         const dataDir = await mkdtemp(join(tmpdir(), `va-contract-restart-${adapter}-`));
         const jobStore = new MemoryJobStore();
         try {
-          const first = await makeApp(adapter, { dataDir, backends: { jobStore } });
+          const first = await makeApp(adapter, { dataDir, backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore() } });
           let running: string;
           let queued: string;
           try {
@@ -273,7 +273,7 @@ for (const adapter of ADAPTERS) {
           assert.equal(ended?.failure?.code, 'shutdown');
           assert.equal((await jobStore.get(queued))?.status, 'pending');
 
-          const second = await makeApp(adapter, { dataDir, backends: { jobStore } });
+          const second = await makeApp(adapter, { dataDir, backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore() } });
           try {
             const job = await waitForJob(second, `/v2/2davatar/${queued}`, KEYS.a);
             assert.equal(job.status, 'completed', JSON.stringify(job));
@@ -296,7 +296,7 @@ for (const adapter of ADAPTERS) {
         const jobStore = new MemoryJobStore();
         const delayMs = 1000;
         try {
-          const first = await makeApp(adapter, { dataDir, dangerousFlagDelayMs: delayMs, backends: { jobStore } });
+          const first = await makeApp(adapter, { dataDir, dangerousFlagDelayMs: delayMs, backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore() } });
           let uid: string;
           try {
             uid = await createVideo(first, KEYS.a, { audioUrl: h.url('speech.mp3'), avatarId: AVA, dangerousFlag: true });
@@ -307,7 +307,7 @@ for (const adapter of ADAPTERS) {
           const left = await jobStore.get(uid);
           assert.equal(left?.status, 'ongoing');
           // Default sweep interval (60 s): the deadline must not wait for the next sweep.
-          const second = await makeApp(adapter, { dataDir, dangerousFlagDelayMs: delayMs, backends: { jobStore } });
+          const second = await makeApp(adapter, { dataDir, dangerousFlagDelayMs: delayMs, backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore() } });
           try {
             const deadline = Date.parse(left!.createdAt) + delayMs;
             const job = await waitForJob(second, `/v2/2davatar/${uid}`, KEYS.a, ['error'], Math.max(0, deadline - Date.now()) + 1200);

@@ -10,6 +10,7 @@ import pino from 'pino';
 import { Registry } from 'prom-client';
 import {
   createVirtualAnchor,
+  MemoryIdempotencyStore,
   MemoryJobStore,
   type CoreResponse,
   type EngineContext,
@@ -61,7 +62,7 @@ for (const adapter of ADAPTERS) {
     before(async () => {
       store = new FlakyJobStore();
       lipSync = new QuarterThenHold();
-      app = await makeApp(adapter, { basePath: '/api', metrics: true, backends: { jobStore: store, lipSync } });
+      app = await makeApp(adapter, { basePath: '/api', metrics: true, backends: { jobStore: store, idempotencyStore: new MemoryIdempotencyStore(), lipSync } });
     });
     after(() => app.close());
 
@@ -200,7 +201,7 @@ describe('operations in one process', () => {
     const body = (response: CoreResponse | undefined) => [response?.status, response?.kind === 'json' ? response.body : undefined];
 
     const store = new FlakyJobStore();
-    const unreachable = createVirtualAnchor({ ...options, dataDir: `${h.fixtures.dir}/ops-silent`, backends: { ...options.backends, jobStore: store } });
+    const unreachable = createVirtualAnchor({ ...options, dataDir: `${h.fixtures.dir}/ops-silent`, backends: { ...options.backends, jobStore: store, idempotencyStore: new MemoryIdempotencyStore() } });
     const failed = createVirtualAnchor({ ...options, dataDir: `${h.fixtures.dir}/ops-failed`, avatars: { directory: `${h.fixtures.dir}/no-such-folder` } });
     try {
       assert.deepEqual(body(await get(unreachable, '/readyz')), [503, { error: { code: 'unavailable', message: 'the service is starting' } }]);

@@ -15,7 +15,7 @@ jobStoreSuite('ObservedJobStore around MemoryJobStore', {
   describe,
   it,
   create: async (settings) => new ObservedJobStore(new MemoryJobStore(settings), noMetrics),
-  expect: ['recordExpiry', 'webhookOutbox', 'idempotencyKeys'],
+  expect: ['recordExpiry'],
 });
 
 describe('ObservedJobStore durations', () => {

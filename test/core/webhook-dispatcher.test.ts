@@ -21,6 +21,7 @@ import { makeJob } from '../../src/testing/job-fixtures.js';
 function dispatcherOn(store: MemoryJobStore, settings: Partial<WebhookDispatcherSettings> = {}, outcomes: string[] = []): WebhookDispatcher {
   return new WebhookDispatcher(
     store,
+    store.outbox,
     (baseUrl) => new LinkBuilder(new UrlSigner(randomBytes(32)), baseUrl, 60_000),
     { ...noMetrics, webhookDelivery: (outcome) => outcomes.push(outcome) },
     silentLogger,
@@ -62,7 +63,7 @@ describe('WebhookDispatcher', () => {
       assert.deepEqual(outcomes, ['failed', 'failed', 'gave_up']);
       assert.equal(receiver.received.length, 3);
       assert.equal(new Set(receiver.received.map((hook) => hook.headers['webhook-id'])).size, 1);
-      assert.deepEqual(await store.claimWebhooks(Date.now() + 1e9, 1_000, 10), [], 'given up: no longer queued');
+      assert.deepEqual(await store.outbox.claim(Date.now() + 1e9, 1_000, 10), [], 'given up: no longer queued');
     } finally {
       await dispatcher.close();
       await receiver.close();
@@ -112,13 +113,13 @@ describe('WebhookDispatcher', () => {
       assert.equal(hang1.open + hang2.open, 2, 'the key with fewer attempts in flight gets the next slot');
       assert.equal(hang3.open, 2);
       assert.equal(dispatcher.heldCount, queued.length, 'every due delivery is held: 4 in flight, the others waiting');
-      assert.deepEqual(await store.claimWebhooks(Date.now(), 1_000, 100), [], 'held deliveries are leased');
+      assert.deepEqual(await store.outbox.claim(Date.now(), 1_000, 100), [], 'held deliveries are leased');
     } finally {
       await dispatcher.close();
     }
     try {
       // The 26 that waited are due again at once (the 4 aborted attempts stay leased until their lease ends).
-      const reclaimed = await store.claimWebhooks(Date.now(), 1_000, 100);
+      const reclaimed = await store.outbox.claim(Date.now(), 1_000, 100);
       assert.equal(reclaimed.length, queued.length - 4);
       assert.ok(reclaimed.every((delivery) => delivery.attempt === 2), 'a claim counts as an attempt');
       assert.equal(dispatcher.heldCount, 0);
@@ -140,7 +141,7 @@ describe('WebhookDispatcher', () => {
       await waitFor('2 attempts in flight', async () => (hang.open >= 2 ? true : undefined), 5_000);
       await dispatcher.poll();
       // Just after the first lease (the attempt's deadline + 20 s): only the 2 attempts in flight are free again.
-      const later = await store.claimWebhooks(Date.now() + timeoutMs + 21_000, 1_000, 100);
+      const later = await store.outbox.claim(Date.now() + timeoutMs + 21_000, 1_000, 100);
       assert.equal(later.length, 2);
       assert.equal(dispatcher.heldCount, queued.length);
     } finally {

@@ -22,6 +22,7 @@ import type { BlobRef } from '../../src/domain/job.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
 import type { ListQuery } from '../../src/domain/job.js';
 import { MemoryJobStore } from '../../src/storage/memory-job-store.js';
+import { MemoryIdempotencyStore } from '../../src/storage/memory-idempotency-store.js';
 import { UrlSigner } from '../../src/storage/url-signer.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { waitFor } from '../helpers/checks.js';
@@ -384,7 +385,7 @@ for (const adapter of ADAPTERS) {
     let app: TestApp;
     const jobs = new FlakyJobStore();
     before(async () => {
-      app = await makeApp(adapter, { avatars: { builtIn: false }, backends: { jobStore: jobs } });
+      app = await makeApp(adapter, { avatars: { builtIn: false }, backends: { jobStore: jobs, idempotencyStore: new MemoryIdempotencyStore() } });
     });
     after(() => app.close());
     afterEach(() => process$.assertNone());

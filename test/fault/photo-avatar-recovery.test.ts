@@ -19,6 +19,7 @@ import type { PhotoAvatar } from '../../src/domain/avatar/photo-avatar.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
 import { MemoryAvatarStore } from '../../src/storage/memory-avatar-store.js';
 import { MemoryJobStore } from '../../src/storage/memory-job-store.js';
+import { MemoryIdempotencyStore } from '../../src/storage/memory-idempotency-store.js';
 import { StoreUnavailableError } from '../../src/storage/store-unavailable-error.js';
 import { makePhotoAvatar } from '../../src/testing/avatar-store-suite.js';
 import { KEYS, SUITE_TIMEOUT_MS, makeApp } from '../helpers/apps.js';
@@ -67,7 +68,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
 
     const app = await makeApp('express', {
       dataDir,
-      backends: { jobStore, avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: new FakePhotoRenderer() },
+      backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore(), avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: new FakePhotoRenderer() },
       retention: { staleJobMs: 1_000, sweepIntervalMs: 100 },
     });
     try {
@@ -94,7 +95,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     const blobs = new FsBlobStore(join(dataDir, 'blobs'));
     const jobStore = new MemoryJobStore();
     const avatarStore = new MemoryAvatarStore();
-    const stores = { jobStore, avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector() };
+    const stores = { jobStore, idempotencyStore: new MemoryIdempotencyStore(), avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector() };
     // staleJobMs of a minute: the next start must not wait for the stopped job's heartbeat to go stale.
     const retention = { staleJobMs: 60_000, sweepIntervalMs: 100 };
     const stopping = new FakePhotoRenderer();
@@ -158,7 +159,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
 
     const app = await makeApp('express', {
       dataDir,
-      backends: { jobStore, avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: new FakePhotoRenderer() },
+      backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore(), avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: new FakePhotoRenderer() },
       // No sweep during the test: only the delete may clean up.
       retention: { staleJobMs: 600_000, sweepIntervalMs: 600_000 },
     });

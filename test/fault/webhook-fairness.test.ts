@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, afterEach, before, describe, it } from 'node:test';
-import { MemoryJobStore, verifyWebhook } from '../../src/index.js';
+import { MemoryIdempotencyStore, MemoryJobStore, verifyWebhook } from '../../src/index.js';
 import { DELIVERY_LIMITS } from '../../src/core/webhooks/dispatcher.js';
 import { makeJob } from '../../src/testing/job-fixtures.js';
 import { KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
@@ -31,7 +31,7 @@ describe('webhook fairness: a receiver that never answers', { timeout: SUITE_TIM
     [silent, receiver] = await Promise.all([startSilentReceiver(), startWebhookReceiver()]);
     store = new MemoryJobStore();
     // A short poll, so that the idle delay is small next to the one second allowed; the attempt deadline is the default.
-    app = await makeApp('express', { webhooks: { secret: SECRET, pollMs: 100 }, backends: { jobStore: store } });
+    app = await makeApp('express', { webhooks: { secret: SECRET, pollMs: 100 }, backends: { jobStore: store, webhookOutbox: store.outbox, idempotencyStore: new MemoryIdempotencyStore() } });
   });
   after(async () => {
     await app?.close();

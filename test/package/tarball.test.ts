@@ -88,11 +88,13 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import express from 'express';
 import * as testing from 'virtual-anchor/testing';
-import { FsBlobStore, MemoryJobQueue, MemoryJobStore, virtualAnchor } from 'virtual-anchor';
+import { FsBlobStore, MemoryIdempotencyStore, MemoryJobQueue, MemoryJobStore, virtualAnchor } from 'virtual-anchor';
 
-for (const name of ['blobStoreSuite', 'jobStoreSuite', 'queueSuite', 'adapterSuite', 'makeJob']) assert.equal(typeof testing[name], 'function', name);
+for (const name of ['blobStoreSuite', 'jobStoreSuite', 'webhookOutboxSuite', 'idempotencyStoreSuite', 'queueSuite', 'adapterSuite', 'makeJob']) assert.equal(typeof testing[name], 'function', name);
 testing.blobStoreSuite('FsBlobStore', { describe, it, create: async () => new FsBlobStore(await mkdtemp(join(tmpdir(), 'suite-'))) });
-testing.jobStoreSuite('MemoryJobStore', { describe, it, create: async (settings) => new MemoryJobStore(settings), expect: ['recordExpiry', 'webhookOutbox', 'idempotencyKeys'] });
+testing.jobStoreSuite('MemoryJobStore', { describe, it, create: async (settings) => new MemoryJobStore(settings), expect: ['recordExpiry'] });
+testing.webhookOutboxSuite('MemoryJobStore', { describe, it, create: async ({ now }) => { const store = new MemoryJobStore({ now }); return { store, outbox: store.outbox }; } });
+testing.idempotencyStoreSuite('MemoryIdempotencyStore', { describe, it, create: async () => new MemoryIdempotencyStore() });
 const silent = { debug() {}, info() {}, warn() {}, error() {} };
 testing.queueSuite('MemoryJobQueue', { describe, it, create: (limits) => new MemoryJobQueue(limits, silent) });
 testing.adapterSuite('Express', {

@@ -6,5 +6,5 @@ jobStoreSuite('MemoryJobStore', {
   describe,
   it,
   create: async (settings) => new MemoryJobStore(settings),
-  expect: ['recordExpiry', 'webhookOutbox', 'idempotencyKeys'],
+  expect: ['recordExpiry'],
 });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { JobStore } from '../../storage/job-store.js';
+import type { IdempotencyStore } from '../../storage/idempotency-store.js';
 import { ApiError } from '../errors.js';
 import type { HeaderMap, CoreResponse } from '../http/types.js';
 import { json } from '../http/types.js';
@@ -43,18 +43,17 @@ export function requestFingerprint(route: string, ...parts: string[]): string {
 }
 
 /**
- * Makes creations safe to retry. A request carrying `Idempotency-Key` first reserves the key in the job store
- * (atomically, so of racing duplicates exactly one does the work); its 2xx answer is stored and replayed to
+ * Makes creations safe to retry. A request carrying `Idempotency-Key` first reserves the key in the
+ * {@link IdempotencyStore} (atomically, so of racing duplicates exactly one does the work); its 2xx answer is stored and replayed to
  * every later request of the same API key with the same key and the same fingerprint for `ttlMs`. A duplicate
  * that arrives while the first is still working waits for its answer (up to `waitMs`, then 409 `conflict` with
  * `retry-after`). The same key with another fingerprint answers 422 `idempotency_key_reused`. A request that
  * fails (any 4xx or 5xx, or a throw) frees the key, so a corrected retry runs afresh: only successes are replayed.
- * Keys are scoped per API key (the owner is part of the stored key). A store without idempotency support runs
- * every request as it comes.
+ * Keys are scoped per API key (the owner is part of the stored key).
  */
 export class Idempotency {
   constructor(
-    private readonly store: JobStore,
+    private readonly store: IdempotencyStore,
     private readonly settings: IdempotencySettings,
     private readonly logger: Logger,
   ) {}
@@ -71,11 +70,11 @@ export class Idempotency {
     onReplay?: () => Promise<void>,
   ): Promise<CoreResponse> {
     const { store } = this;
-    if (key === undefined || !store.reserveIdempotencyKey || !store.saveIdempotentAnswer || !store.releaseIdempotencyKey) return work();
+    if (key === undefined) return work();
     const storeKey = createHash('sha256').update(owner).update('\u0000').update(key).digest('base64url');
     const giveUpAt = Date.now() + this.settings.waitMs;
     for (;;) {
-      const found = await store.reserveIdempotencyKey(storeKey, fingerprint, this.settings.reserveMs);
+      const found = await store.reserve(storeKey, fingerprint, this.settings.reserveMs);
       if (found.state === 'reserved') return this.first(storeKey, fingerprint, work);
       if (found.fingerprint !== fingerprint) {
         await this.redundant(onReplay);
@@ -104,7 +103,7 @@ export class Idempotency {
     }
     if (response.kind === 'json' && response.status >= 200 && response.status <= 299) {
       try {
-        await this.store.saveIdempotentAnswer!(storeKey, fingerprint, { status: response.status, body: response.body }, this.settings.ttlMs);
+        await this.store.save(storeKey, fingerprint, { status: response.status, body: response.body }, this.settings.ttlMs);
       } catch (error) {
         // The work is done and answered; only a replay is lost (a retry would create again).
         this.logger.error('could not store an idempotent answer; a retry with this key will not replay it', { error: String(error) });
@@ -126,7 +125,7 @@ export class Idempotency {
 
   private async release(storeKey: string): Promise<void> {
     try {
-      await this.store.releaseIdempotencyKey!(storeKey);
+      await this.store.release(storeKey);
     } catch (error) {
       this.logger.warn('could not free an idempotency key after a failed request; it frees itself when its reservation ends', { error: String(error) });
     }

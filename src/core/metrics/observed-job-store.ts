@@ -18,24 +18,11 @@ export type TransitionObserver = (job: Job, to: JobStatus, from: readonly JobSta
  * and the service need no metrics or announcement code.
  */
 export class ObservedJobStore implements JobStore {
-  // The optional parts are forwarded as they are: present exactly when the inner store has them.
-  readonly claimWebhooks?: JobStore['claimWebhooks'];
-  readonly settleWebhook?: JobStore['settleWebhook'];
-  readonly reserveIdempotencyKey?: JobStore['reserveIdempotencyKey'];
-  readonly saveIdempotentAnswer?: JobStore['saveIdempotentAnswer'];
-  readonly releaseIdempotencyKey?: JobStore['releaseIdempotencyKey'];
-
   constructor(
     private readonly inner: JobStore,
     private readonly metrics?: MetricsRecorder,
     private readonly observer?: TransitionObserver,
-  ) {
-    this.claimWebhooks = inner.claimWebhooks?.bind(inner);
-    this.settleWebhook = inner.settleWebhook?.bind(inner);
-    this.reserveIdempotencyKey = inner.reserveIdempotencyKey?.bind(inner);
-    this.saveIdempotentAnswer = inner.saveIdempotentAnswer?.bind(inner);
-    this.releaseIdempotencyKey = inner.releaseIdempotencyKey?.bind(inner);
-  }
+  ) {}
 
   async create(job: Job): Promise<void> {
     await this.inner.create(job);

@@ -1,6 +1,6 @@
 import type { Job, JobWebhook } from '../../domain/job.js';
 import type { JobStore } from '../../storage/job-store.js';
-import type { ClaimedDelivery } from '../../storage/store-extensions.js';
+import type { ClaimedDelivery, WebhookOutbox } from '../../storage/webhook-outbox.js';
 import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
 import type { LinkBuilder } from '../links.js';
 import type { Logger } from '../../domain/logger.js';
@@ -58,8 +58,9 @@ interface Lane {
 }
 
 /**
- * Sends the webhook deliveries the job store queued (its outbox), so a delivery survives a restart and any
- * process sharing the store may send it. Each poll claims due deliveries with a lease (the attempt's deadline
+ * Sends the webhook deliveries the job store queued in its outbox (`outbox`, written by `store`'s final
+ * transitions), so a delivery survives a restart and any process sharing the store may send it; `store` is read
+ * for the job a delivery announces. Each poll claims due deliveries with a lease (the attempt's deadline
  * plus a margin) and sends them signed; a 2xx removes the delivery, anything else schedules the next attempt,
  * with the same `webhook-id`, until the retry schedule is used up. The payload is built from the job record at
  * send time, so its links are fresh.
@@ -85,15 +86,16 @@ export class WebhookDispatcher {
 
   constructor(
     private readonly store: JobStore,
+    private readonly outbox: WebhookOutbox,
     private readonly links: (baseUrl: string) => LinkBuilder,
     private readonly metrics: MetricsRecorder,
     private readonly logger: Logger,
     private readonly settings: WebhookDispatcherSettings,
   ) {}
 
-  /** Starts polling (does nothing when the store has no outbox). */
+  /** Starts polling. */
   start(): void {
-    if (this.timer || !this.store.claimWebhooks || this.stopping.signal.aborted) return;
+    if (this.timer || this.stopping.signal.aborted) return;
     void this.poll();
     this.timer = setInterval(() => void this.poll(), this.settings.pollMs);
     this.timer.unref();
@@ -123,7 +125,7 @@ export class WebhookDispatcher {
     this.lanes.clear();
     await Promise.all([
       ...this.attempts,
-      ...waiting.map((delivery) => this.letGo(delivery, () => this.store.settleWebhook?.(delivery.uid, Date.now()))),
+      ...waiting.map((delivery) => this.letGo(delivery, () => this.outbox.settle(delivery.uid, Date.now()))),
     ]);
   }
 
@@ -140,7 +142,7 @@ export class WebhookDispatcher {
     let claimed: ClaimedDelivery[];
     const nowMs = Date.now();
     try {
-      claimed = (await this.store.claimWebhooks?.(nowMs, this.leaseMs, room)) ?? [];
+      claimed = await this.outbox.claim(nowMs, this.leaseMs, room);
     } catch (error) {
       if (isStoreUnavailable(error)) this.logger.debug('webhook poll skipped: the job store is unreachable', { error: String(error) });
       else this.logger.error('could not claim webhook deliveries', { error: String(error) });
@@ -255,7 +257,7 @@ export class WebhookDispatcher {
    */
   private async renew(delivery: HeldDelivery, nowMs: number): Promise<void> {
     const leaseEndsMs = nowMs + 2 * this.leaseMs + this.settings.pollMs;
-    await this.store.settleWebhook?.(delivery.uid, leaseEndsMs);
+    await this.outbox.settle(delivery.uid, leaseEndsMs);
     delivery.leaseEndsMs = leaseEndsMs;
   }
 
@@ -306,7 +308,7 @@ export class WebhookDispatcher {
 
   private async settle(uid: string, nextDueMs: number | undefined, outcome: DeliveryOutcome): Promise<void> {
     this.metrics.webhookDelivery(outcome);
-    await this.store.settleWebhook?.(uid, nextDueMs);
+    await this.outbox.settle(uid, nextDueMs);
   }
 }
 

@@ -1,11 +1,15 @@
 import { join, resolve } from 'node:path';
 import type { DependencyContainer } from 'tsyringe';
-import { missingOutbox, OptionsError, type ResolvedOptions, type VirtualAnchorOptions } from '../options.js';
+import { OptionsError, type ResolvedOptions, type VirtualAnchorOptions } from '../options.js';
+import { missingPorts } from './missing-ports.js';
 import type { Logger } from '../../domain/logger.js';
 import { TOKENS } from '../tokens.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { createJobStore } from '../../storage/create-job-store.js';
+import type { WebhookOutbox } from '../../storage/webhook-outbox.js';
+import type { IdempotencyStore } from '../../storage/idempotency-store.js';
+import { createIdempotencyStore } from '../../storage/create-idempotency-store.js';
 import { createBlobStore } from '../../storage/create-blob-store.js';
 import { OwnedDirs } from '../../storage/owned-dirs.js';
 import { UrlSigner, loadOrCreateSecret } from '../../storage/url-signer.js';
@@ -85,16 +89,26 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
     return container.resolve<T>(token);
   };
   const backends = raw.backends ?? {};
-
-  const storage = await provide<JobStore>(TOKENS.JobStore, backends.jobStore, () =>
-    createJobStore({
-      redisUrl: options.redis,
-      namespace: options.redisNamespace,
-      redisTimeouts: options.redisTimeouts,
-      recordRetentionMs: options.retention.recordsMs,
-      logger,
-    }),
+  /** Where the host gave the backend of `token` (its registration, or `backends[option]`); `undefined` when it did not. */
+  const givenAt = (token: symbol, option: keyof NonNullable<VirtualAnchorOptions['backends']>): string | undefined =>
+    container.isRegistered(token, false) ? `TOKENS.${option[0]!.toUpperCase()}${option.slice(1)}` : backends[option] !== undefined ? `backends.${option}` : undefined;
+  // A feature that is on never goes silently off for want of its port: checked before anything is made.
+  const portIssues = missingPorts(
+    { jobStore: givenAt(TOKENS.JobStore, 'jobStore'), webhookOutbox: givenAt(TOKENS.WebhookOutbox, 'webhookOutbox'), idempotencyStore: givenAt(TOKENS.IdempotencyStore, 'idempotencyStore') },
+    options.webhooks.secret !== undefined,
   );
+  if (portIssues.length > 0) throw new OptionsError(portIssues);
+
+  const redis = { redisUrl: options.redis, namespace: options.redisNamespace, redisTimeouts: options.redisTimeouts, logger };
+  /** The outbox of the job store this instance made (a host's store comes with the host's outbox). */
+  let madeOutbox: WebhookOutbox | undefined;
+  const storage = await provide<JobStore>(TOKENS.JobStore, backends.jobStore, () => {
+    const made = createJobStore({ ...redis, recordRetentionMs: options.retention.recordsMs });
+    madeOutbox = made.outbox;
+    return made;
+  });
+  const outbox = await provide<WebhookOutbox | undefined>(TOKENS.WebhookOutbox, backends.webhookOutbox, () => madeOutbox);
+  const idempotencyStore = await provide<IdempotencyStore>(TOKENS.IdempotencyStore, backends.idempotencyStore, () => createIdempotencyStore(redis));
   // Every process sharing the store hears of jobs ended or taken over anywhere (Redis pub/sub; within one process
   // an EventEmitter), so the process running such a job stops its engine at once.
   const events = await provide<JobEvents>(TOKENS.JobEvents, backends.jobEvents, () =>
@@ -127,9 +141,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
   const faceDetector =
     backends.faceDetector === false ? undefined : await provide<FaceDetector | undefined>(TOKENS.FaceDetector, backends.faceDetector, builtIn.faceDetector);
   const photoRenderer = await optional<PhotoAvatarAssetRenderer>(TOKENS.PhotoAvatarRenderer, backends.photoRenderer, builtIn.photoRenderer);
-  const avatarStore = await provide<AvatarStore>(TOKENS.AvatarStore, backends.avatarStore, () =>
-    createAvatarStore({ redisUrl: options.redis, namespace: options.redisNamespace, redisTimeouts: options.redisTimeouts, logger }),
-  );
+  const avatarStore = await provide<AvatarStore>(TOKENS.AvatarStore, backends.avatarStore, () => createAvatarStore(redis));
   const definitions = await provide<AvatarDefinition[]>(TOKENS.AvatarDefinitions, undefined, () =>
     loadAvatarDefinitions({
       builtIn: raw.avatars?.builtIn ?? true,
@@ -182,11 +194,12 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
     events,
   );
   const webhookSecret = options.webhooks.secret;
-  // Webhooks need a secret to sign with and a store with an outbox; without either, `webhookUrl` is refused.
+  // Webhooks need a secret to sign with (and then have their outbox: checked above); without it, `webhookUrl` is refused.
   const webhooks =
-    webhookSecret && jobStore.claimWebhooks && jobStore.settleWebhook
+    webhookSecret && outbox
       ? new WebhookDispatcher(
           jobStore,
+          outbox,
           (baseUrl) => new LinkBuilder(signer, baseUrl, options.retention.linkTtlMs),
           metrics,
           logger,
@@ -200,10 +213,8 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
           },
         )
       : undefined;
-  // A feature that is on never goes silently off for want of its port.
-  if (webhookSecret && !webhooks) throw new OptionsError([missingOutbox('the job store registered under TOKENS.JobStore')]);
   const idempotency = new Idempotency(
-    jobStore,
+    idempotencyStore,
     // A creation may download its inputs (up to the download timeout) before answering: the reservation outlasts that.
     { ttlMs: DAY_MS, reserveMs: Math.max(300_000, 3 * options.limits.downloadTimeoutMs), waitMs: 10_000, pollMs: 100 },
     logger,
@@ -275,6 +286,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
       if (ownsEvents) await events.close();
       // What the host gave (an option or a registration on the container) is the host's to close.
       if (made.has(TOKENS.JobStore)) await jobStore.close();
+      if (made.has(TOKENS.IdempotencyStore)) await idempotencyStore.close();
       if (made.has(TOKENS.AvatarStore)) await avatarStore.close();
       if (made.has(TOKENS.BlobStore)) await blobs.close?.();
     },
