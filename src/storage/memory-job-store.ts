@@ -1,10 +1,10 @@
-import { Keyv } from 'keyv';
 import type { Job, JobKind, JobStatus, ListQuery, ListResult } from '../domain/job.js';
 import { CasJobStore } from './cas-job-store.js';
 import { isFinal } from '../domain/state-machine.js';
 import { DEFAULT_RECORD_RETENTION_MS, createdAtMs, pageWindow } from './job-record.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { MemoryWebhookOutbox } from './memory-webhook-outbox.js';
+import { copyJson, toJson } from './json-copy.js';
 
 /** Options of {@link MemoryJobStore}. */
 export interface MemoryJobStoreOptions {
@@ -29,15 +29,16 @@ function newestFirst(a: IndexEntry, b: IndexEntry): number {
 }
 
 /**
- * A {@link JobStore} for one process: records in an in-memory Keyv (values are serialised, so
- * callers never share objects with the store), indexes in plain maps. Writes to one job are
+ * A {@link JobStore} for one process: records in a map, stored as JSON would carry them and copied on every read
+ * (callers never share objects with the store), indexes in plain maps. Writes to one job are
  * serialised per uid, which makes `transition` and `patch` a compare-and-set.
  * Nothing survives a restart; use {@link RedisJobStore} for that or for several processes.
  * Final records expire `recordRetentionMs` after they became final: {@link MemoryJobStore.deleteExpired}
  * (the sweeper, and every listing) deletes them. Its webhook outbox is {@link MemoryJobStore.outbox}.
  */
 export class MemoryJobStore extends CasJobStore {
-  readonly #records = new Keyv<Job>();
+  /** uid → the record as JSON carries it ({@link toJson}); never handed out, only copies of it. */
+  readonly #records = new Map<string, Job>();
   readonly #mutex = new KeyedMutex();
   /** uid → index entry. */
   readonly #entries = new Map<string, IndexEntry>();
@@ -71,7 +72,7 @@ export class MemoryJobStore extends CasJobStore {
     };
     await this.#mutex.run(job.uid, async () => {
       if (this.#entries.has(job.uid)) throw new Error(`job ${job.uid} already exists`);
-      await this.#records.set(job.uid, job);
+      this.#records.set(job.uid, toJson(job));
       this.#entries.set(job.uid, entry);
       this.#insertSorted(this.#listOf(job.kind, job.owner), entry);
       this.#statusSet(job.status).add(job.uid);
@@ -85,8 +86,12 @@ export class MemoryJobStore extends CasJobStore {
     const all = this.#lists.get(listKey(query.kind, query.owner)) ?? [];
     const matching = query.status === undefined ? all : all.filter((entry) => entry.status === query.status);
     const uids = matching.slice(offset, offset + count).map((entry) => entry.uid);
-    const records = uids.length === 0 ? [] : await this.#records.getMany(uids);
-    return { total: matching.length, items: records.filter((job): job is Job => job !== undefined) };
+    const items: Job[] = [];
+    for (const uid of uids) {
+      const job = this.#record(uid);
+      if (job) items.push(job);
+    }
+    return { total: matching.length, items };
   }
 
   /** {@inheritDoc JobStore.uidsByStatus} Oldest first. */
@@ -110,14 +115,18 @@ export class MemoryJobStore extends CasJobStore {
     return expired.length;
   }
 
-  /** {@inheritDoc JobStore.close} */
-  override async close(): Promise<void> {
-    await this.#records.disconnect();
-  }
+  /** {@inheritDoc JobStore.close} Nothing to release: the records stay readable, as they always did. */
+  override async close(): Promise<void> {}
 
   /** Reads the record. */
   protected override async read(uid: string): Promise<Job | undefined> {
-    return this.#records.get(uid);
+    return this.#record(uid);
+  }
+
+  /** A fresh copy of the record, or `undefined`. */
+  #record(uid: string): Job | undefined {
+    const record = this.#records.get(uid);
+    return record === undefined ? undefined : copyJson(record);
   }
 
   /** Compare-and-set under the uid's lock: `compute` runs only when the status is in `allowed`. */
@@ -128,11 +137,11 @@ export class MemoryJobStore extends CasJobStore {
     accept?: (job: Job) => boolean,
   ): Promise<Job | undefined> {
     return this.#mutex.run(uid, async () => {
-      const current = await this.#records.get(uid);
+      const current = this.#record(uid);
       const entry = this.#entries.get(uid);
       if (!current || !entry || !allowed.includes(current.status) || (accept && !accept(current))) return undefined;
       const next = compute(current);
-      await this.#records.set(uid, next);
+      this.#records.set(uid, toJson(next));
       if (next.status !== entry.status) {
         this.#statusSet(entry.status).delete(uid);
         this.#statusSet(next.status).add(uid);
@@ -153,7 +162,7 @@ export class MemoryJobStore extends CasJobStore {
   async #delete(uid: string): Promise<void> {
     this.#expiry.delete(uid);
     const entry = this.#entries.get(uid);
-    await this.#records.delete(uid);
+    this.#records.delete(uid);
     if (!entry) return;
     this.#entries.delete(uid);
     this.#statusSet(entry.status).delete(uid);
