@@ -38,20 +38,55 @@ export function makeKeyListAuthenticator(keys: readonly string[]): AuthenticateF
   };
 }
 
+/** Accepted keys' owner ids, so that a key's second request hashes it once (for the check), not twice. */
+const OWNERS = new Map<string, string>();
+/** Keys remembered in {@link OWNERS} at most; the map starts over when full (hosts have a handful of keys). */
+const MAX_REMEMBERED_OWNERS = 1024;
+
+/** {@link ownerOf} of a key that the `authenticate` hook accepted, remembered. */
+function ownerOfAccepted(key: string): string {
+  let owner = OWNERS.get(key);
+  if (owner === undefined) {
+    if (OWNERS.size >= MAX_REMEMBERED_OWNERS) OWNERS.clear();
+    owner = ownerOf(key);
+    OWNERS.set(key, owner);
+  }
+  return owner;
+}
+
 /**
  * Checks the request's key; throws a 403 {@link ApiError} when it is missing or wrong, and a 503 `unavailable`
- * (logged at error level) when the `authenticate` hook throws or rejects. Returns the owner id.
+ * (logged at error level) when the `authenticate` hook throws or rejects. Returns the owner id: at once (no
+ * promise) when the hook answers at once, as the key-list check does.
  */
-export async function authenticateRequest(headers: HeaderMap, authenticate: AuthenticateFn, logger: Logger): Promise<string> {
+export function authenticateRequest(headers: HeaderMap, authenticate: AuthenticateFn, logger: Logger): string | Promise<string> {
   const key = readKey(headers);
   if (!key) throw new ApiError(403, 'forbidden', 'missing API key: send it in the `key` header');
-  let accepted: boolean;
+  let answer: boolean | Promise<boolean>;
   try {
-    accepted = Boolean(await authenticate(key));
+    answer = authenticate(key);
   } catch (error) {
-    logger.error('the authenticate hook failed; answering 503', { error: String((error as Error | undefined)?.stack ?? error) });
-    throw new ApiError(503, 'unavailable', 'the API key could not be checked; retry later', undefined, { 'retry-after': UNAVAILABLE_RETRY_AFTER_S });
+    throw hookFailed(error, logger);
   }
+  if (!isPromiseLike(answer)) return acceptedOwner(key, answer);
+  return Promise.resolve(answer).then(
+    (accepted) => acceptedOwner(key, accepted),
+    (error: unknown) => {
+      throw hookFailed(error, logger);
+    },
+  );
+}
+
+function acceptedOwner(key: string, accepted: unknown): string {
   if (!accepted) throw new ApiError(403, 'forbidden', 'invalid API key');
-  return ownerOf(key);
+  return ownerOfAccepted(key);
+}
+
+function hookFailed(error: unknown, logger: Logger): ApiError {
+  logger.error('the authenticate hook failed; answering 503', { error: String((error as Error | undefined)?.stack ?? error) });
+  return new ApiError(503, 'unavailable', 'the API key could not be checked; retry later', undefined, { 'retry-after': UNAVAILABLE_RETRY_AFTER_S });
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === 'function';
 }

@@ -20,6 +20,9 @@ import { PrometheusMetrics, type PendingCounter } from './metrics/prometheus-met
 import { probeStores } from './operations/readiness.js';
 import { noMetrics, type MetricsRecorder } from './metrics/metrics-recorder.js';
 
+/** Base URLs whose link builders an instance keeps at once. */
+const MAX_LINK_BUILDERS = 16;
+
 /** A mounted instance of the service: what adapters wrap. Two instances never share state. */
 export interface VirtualAnchor {
   /** Validated options with defaults applied. */
@@ -89,6 +92,7 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
 
   const failureText = (error: unknown) => String((error as Error)?.message ?? error);
   let openapi: object | undefined;
+  const linkBuilders = new Map<string, LinkBuilder>();
   const routes: Route[] = [];
   const deps: ApiDeps = {
     ...optionDeps(resolved, () => metrics!.scrape()),
@@ -119,8 +123,17 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     get photoInputs() {
       return started().photoInputs;
     },
-    links: (baseUrl) =>
-      new LinkBuilder(started().signer, baseUrl, resolved.retention.linkTtlMs, Date.now, presigner(started().blobs)),
+    links: (baseUrl) => {
+      // One builder per base URL (it remembers the links it signed); a few base URLs at most unless `publicUrl` is
+      // unset and clients send many Host headers, so the map starts over when it grows.
+      let builder = linkBuilders.get(baseUrl);
+      if (!builder) {
+        if (linkBuilders.size >= MAX_LINK_BUILDERS) linkBuilders.clear();
+        builder = new LinkBuilder(started().signer, baseUrl, resolved.retention.linkTtlMs, Date.now, presigner(started().blobs));
+        linkBuilders.set(baseUrl, builder);
+      }
+      return builder;
+    },
     openapi: () => (openapi ??= buildOpenApi(routes)),
     async readiness() {
       const services = startup.value;
@@ -142,13 +155,17 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
       maxQueuedRequestsPerKey: resolved.concurrency.maxQueuedRequestsPerKey,
     },
     logger,
-    async () => {
-      await startup.get().catch((error: unknown) => {
-        throw new ApiError(503, 'unavailable', `the service failed to start: ${failureText(error)}`, undefined, {
-          'retry-after': UNAVAILABLE_RETRY_AFTER_S,
-        });
-      });
-    },
+    () =>
+      startup.value !== undefined
+        ? undefined
+        : startup.get().then(
+            () => undefined,
+            (error: unknown) => {
+              throw new ApiError(503, 'unavailable', `the service failed to start: ${failureText(error)}`, undefined, {
+                'retry-after': UNAVAILABLE_RETRY_AFTER_S,
+              });
+            },
+          ),
   );
 
   return {

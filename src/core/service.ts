@@ -31,7 +31,8 @@ export class HttpCore {
     routes: readonly Route[],
     private readonly settings: HttpSettings,
     private readonly logger: Logger,
-    private readonly ready: () => Promise<void>,
+    /** Waits for start-up; `undefined` once started (then nothing is awaited). */
+    private readonly ready: () => Promise<void> | undefined,
   ) {
     this.router = new Router(routes);
     this.limits = {
@@ -61,13 +62,16 @@ export class HttpCore {
       return errorResponse(new ApiError(405, 'method_not_allowed', `use ${allowed} on this path`, undefined, { allow: allowed }));
     }
     const { route, params } = match;
-    if (!route.whileStarting) await this.ready();
-    const owner = route.access === 'key' ? await authenticateRequest(request.headers, this.settings.authenticate, this.logger) : '';
+    const starting = route.whileStarting ? undefined : this.ready();
+    if (starting) await starting;
+    let owner = route.access === 'key' ? authenticateRequest(request.headers, this.settings.authenticate, this.logger) : '';
+    if (typeof owner !== 'string') owner = await owner;
     const baseUrl = this.settings.publicUrl ?? `${request.origin}${request.mountPath}${this.settings.basePath}`;
-    const run = () => route.handle({ request, params, owner, baseUrl });
+    const context = { request, params, owner, baseUrl };
     if (route.family === 'none' || !owner || this.settings.requestsPerKey[route.family] === Number.POSITIVE_INFINITY) {
-      return await run();
+      return route.handle(context);
     }
+    const run = () => route.handle(context);
     const queue = this.limits[route.family];
     const key = owner;
     if (queue.running(key) + queue.waiting(key) >= this.settings.requestsPerKey[route.family] + this.settings.maxQueuedRequestsPerKey) {

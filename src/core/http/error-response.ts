@@ -2,10 +2,17 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from '../errors.js';
 import type { Logger } from '../../domain/logger.js';
 import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
-import { json, type CoreResponse } from './types.js';
+import { JSON_CONTENT_TYPE, json, type CoreResponse } from './types.js';
 
 /** Headers on every answer of the middleware: no browser may guess another type than the declared one. */
 export const SECURITY_HEADERS: Readonly<Record<string, string>> = { 'x-content-type-options': 'nosniff' };
+
+/** Headers known to be writable, checked once here instead of on every answer. */
+const CHECKED_HEADERS = new Map<string, string>([['content-type', JSON_CONTENT_TYPE], ...Object.entries(SECURITY_HEADERS)]);
+for (const [name, value] of CHECKED_HEADERS) {
+  validateHeaderName(name);
+  validateHeaderValue(name, value);
+}
 
 /** The JSON error answer of `error` (its extra headers, such as `allow` or `retry-after`, included). */
 export function errorResponse(error: ApiError): CoreResponse {
@@ -38,7 +45,9 @@ export function toErrorResponse(error: unknown, logger: Logger, request: { metho
 export function finishResponse(response: CoreResponse, logger: Logger, request: { method: string; path: string }): CoreResponse {
   const headers = { ...response.headers, ...SECURITY_HEADERS };
   try {
-    for (const [name, value] of Object.entries(headers)) {
+    for (const name in headers) {
+      const value = headers[name]!;
+      if (CHECKED_HEADERS.get(name) === value) continue;
       validateHeaderName(name);
       validateHeaderValue(name, value);
     }

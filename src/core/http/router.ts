@@ -67,9 +67,7 @@ export class Router {
       if (!found) continue;
       if (route.method === method || (method === 'HEAD' && route.method === 'GET')) {
         const params: Record<string, string> = {};
-        names.forEach((name, i) => {
-          params[name] = safeDecode(found[i + 1]!);
-        });
+        for (let i = 0; i < names.length; i++) params[names[i]!] = safeDecode(found[i + 1]!);
         return { kind: 'match', route, params };
       }
       allowed.push(route.method);
@@ -79,6 +77,7 @@ export class Router {
 }
 
 function safeDecode(value: string): string {
+  if (!value.includes('%')) return value;
   try {
     return decodeURIComponent(value);
   } catch {

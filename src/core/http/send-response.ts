@@ -5,14 +5,30 @@ import type { Logger } from '../../domain/logger.js';
 import { errorResponse } from './error-response.js';
 import type { CoreResponse } from './types.js';
 
+const SENT: Promise<void> = Promise.resolve();
+
 /**
  * Writes a core answer to Node's response (Express's `res`, Koa's `ctx.res`). Never throws and never rejects:
  * - a header or body write that throws becomes the JSON 500 `internal_error` while no header has been sent, and
  *   destroys the connection once one has (the client then sees a cut-off answer, never a wrong one);
  * - a file stream is destroyed whenever the answer ends early (its error, a client that went away);
- * - resolves once the answer is complete or the connection closed.
+ * - resolves once the answer is complete or the connection closed; a JSON or empty answer on a fresh response is
+ *   written in one `end` and resolves once handed to Node (nothing is left to wait for, and nothing on `res` can
+ *   fail after it: Node reports a failed socket write as the connection closing, not as an error of `res`).
  */
 export function sendResponse(res: ServerResponse, response: CoreResponse, logger: Logger): Promise<void> {
+  if (response.kind !== 'stream' && !res.headersSent && !res.writableEnded && !res.destroyed) {
+    try {
+      res.statusCode = response.status;
+      for (const name in response.headers) res.setHeader(name, response.headers[name]!);
+      if (response.kind === 'json') res.end(JSON.stringify(response.body));
+      else res.end();
+    } catch (error) {
+      logger.error('answer failed: could not write it', { status: response.status, headersSent: res.headersSent, error: String(error) });
+      failResponse(res, Object.keys(response.headers), logger);
+    }
+    return SENT;
+  }
   return new Promise<void>((resolve) => {
     const body = response.kind === 'stream' ? response.body : undefined;
     let settled = false;

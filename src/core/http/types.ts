@@ -36,6 +36,9 @@ export type CoreHandler = (request: CoreRequest) => Promise<CoreResponse | undef
 /** A JSON body: anything serialisable, never a promise (an un-awaited view would be sent as `{}`). */
 export type JsonBody<T> = T extends PromiseLike<unknown> ? never : T;
 
-export function json<T>(status: number, body: JsonBody<T>, headers: Record<string, string> = {}): CoreResponse {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, kind: 'json', body };
+/** The type of every JSON answer. */
+export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
+
+export function json<T>(status: number, body: JsonBody<T>, headers?: Record<string, string>): CoreResponse {
+  return { status, headers: headers ? { 'content-type': JSON_CONTENT_TYPE, ...headers } : { 'content-type': JSON_CONTENT_TYPE }, kind: 'json', body };
 }
