@@ -14,6 +14,12 @@ export interface BlobLinkSigner {
 /** Makes a presigned GET URL served by the blob store itself (a store with the `presignedGet` capability). */
 export type PresignFn = (blobId: string, options: PresignOptions) => Promise<string>;
 
+/** Signed links a {@link LinkBuilder} remembers at most; it forgets them all when full. */
+const MAX_REMEMBERED_LINKS = 10_000;
+/** The longest a link is handed out again, as a share of its lifetime and in milliseconds. */
+const REUSE_SHARE = 0.01;
+const MAX_REUSE_MS = 60_000;
+
 /**
  * Builds the expiring file links that appear in responses (`path`, avatar image links), valid `ttlMs`:
  *
@@ -22,15 +28,23 @@ export type PresignFn = (blobId: string, options: PresignOptions) => Promise<str
  *   through this process;
  * - otherwise `<base>/files/<blobId>/<fileName>?expires=…&signature=…`, served by the file route. The signature covers
  *   the blob id, the expiry and the file name, so nobody holding a link can change the name the download is served under.
+ *   A link signed for one answer is handed out again by later ones while it has at least 99 % of `ttlMs` left
+ *   (a minute at most), so a list polled many times a second signs each of its links once in that time.
  */
 export class LinkBuilder {
+  /** `<blobId>/<fileName>` (or the id alone) → the last link signed for it and its expiry. */
+  readonly #signed = new Map<string, { link: string; expires: number }>();
+  readonly #reuseMs: number;
+
   constructor(
     private readonly signer: BlobLinkSigner,
     private readonly baseUrl: string,
     private readonly ttlMs: number,
     private readonly now: () => number = Date.now,
     private readonly presign?: PresignFn,
-  ) {}
+  ) {
+    this.#reuseMs = Math.min(ttlMs * REUSE_SHARE, MAX_REUSE_MS);
+  }
 
   /**
    * The link handed out in responses: a presigned URL of the store when it can make one, else {@link LinkBuilder.to}.
@@ -50,8 +64,16 @@ export class LinkBuilder {
   to(blob: BlobRef | undefined, fileName?: string): string {
     if (!blob) return '';
     const name = fileName ? wellFormed(fileName) : undefined;
-    const { expires, signature } = this.signer.sign(blob.id, this.now() + this.ttlMs, name);
+    const now = this.now();
+    // A blob id never holds `/`, so the key names one (id, name) pair.
+    const key = name ? `${blob.id}/${name}` : blob.id;
+    const remembered = this.#signed.get(key);
+    if (remembered && remembered.expires - now >= this.ttlMs - this.#reuseMs && remembered.expires - now <= this.ttlMs) return remembered.link;
+    const { expires, signature } = this.signer.sign(blob.id, now + this.ttlMs, name);
     const segment = name ? `/${encodeURIComponent(name)}` : '';
-    return `${this.baseUrl}/files/${blob.id}${segment}?expires=${expires}&signature=${signature}`;
+    const link = `${this.baseUrl}/files/${blob.id}${segment}?expires=${expires}&signature=${signature}`;
+    if (this.#signed.size >= MAX_REMEMBERED_LINKS) this.#signed.clear();
+    this.#signed.set(key, { link, expires });
+    return link;
   }
 }

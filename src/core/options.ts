@@ -429,7 +429,7 @@ export const optionsSchema = z
       .object({
         resultsMs: posMs.default(24 * HOUR).describe('results are deleted this long after completion'),
         uploadsMs: posMs.default(24 * HOUR).describe('uploads are deleted this long after upload'),
-        linkTtlMs: posMs.default(HOUR).describe('lifetime of a signed link; every GET hands out a fresh one'),
+        linkTtlMs: posMs.default(HOUR).describe('lifetime of a signed link; every GET hands out one with at least 99 % of it left (a link is handed out again for 1 % of it, a minute at most)'),
         sweepIntervalMs: posMs.default(60_000).describe('how often expired files and job records are deleted and stuck jobs recovered'),
         staleJobMs: posMs
           .default(120_000)
