@@ -28,17 +28,39 @@ export type {
   JobFailure,
   JobProgress,
   JobPatch,
-  AvatarVideoJob,
-  SeparationJob,
-  AvatarPrepareJob,
-  AvatarPrepareInput,
+  JobInput,
+  JobResult,
   BlobRef,
   ListQuery,
   ListResult,
 } from './domain/job.js';
 export { JOB_STATUSES } from './domain/job.js';
-export type { AvatarVideoView, AvatarVideoCreatedView } from './core/schemas/avatar-video.js';
-export type { SeparationView, SeparationListItemView, SeparationCreatedView } from './core/schemas/separation.js';
+export type { AvatarVideoJob, AvatarVideoInput, AvatarVideoResult } from './core/kinds/avatar-video/index.js';
+export type { SeparationJob, SeparationJobInput, SeparationResult } from './core/kinds/separation/index.js';
+export type { AvatarPrepareJob, AvatarPrepareInput } from './core/kinds/avatar-prepare/index.js';
+export type { AvatarVideoView, AvatarVideoCreatedView } from './core/kinds/avatar-video/schemas.js';
+export type { SeparationView, SeparationListItemView, SeparationCreatedView } from './core/kinds/separation/schemas.js';
+export {
+  defineKind,
+  type KindSpec,
+  type KindApi,
+  type KindDoc,
+  type KindWebhook,
+  type KindLimits,
+  type KindCreation,
+  type KindFields,
+  type KindServices,
+  type KindRunContext,
+  type KindOutputs,
+  type OutputFile,
+} from './core/kinds/kind-spec.js';
+export type { BuiltInJobKind } from './core/kinds/registry.js';
+export type { AvatarDirectory, LipSyncSubject, LocalFile } from './core/avatars/avatar-directory.js';
+export { JobFailedError } from './core/jobs/job-failure.js';
+export type { ExpectedMedia } from './core/jobs/output-check.js';
+export type { InputRequest, ResolvedInput } from './core/jobs/input-port.js';
+export type { JobTimeout } from './core/jobs/job-deadline.js';
+export type { LinkBuilder } from './core/links.js';
 export type { AvatarView, AvatarListItemView } from './core/schemas/avatar.js';
 export type { UploadView } from './core/schemas/upload.js';
 

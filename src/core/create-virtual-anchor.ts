@@ -67,6 +67,7 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
           return services && ((kind) => services.jobStore.uidsByStatus('pending', kind).then((uids) => uids.length));
         },
         logger,
+        resolved.kinds,
       )
     : undefined;
   // The instance's own values: the services resolve them from here, as an operator's backends may.
@@ -134,7 +135,7 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
       }
       return builder;
     },
-    openapi: () => (openapi ??= buildOpenApi(routes)),
+    openapi: () => (openapi ??= buildOpenApi(routes, resolved.kinds)),
     async readiness() {
       const services = startup.value;
       if (services) return probeStores(services);

@@ -15,6 +15,8 @@ import type { AvatarDefinitionInput } from '../domain/avatar/definition.js';
 import { isWebhookSecret } from './webhooks/signature.js';
 import { MAX_JSON_DEPTH } from './http/read-json.js';
 import { WEBHOOK_RETRY_DELAYS_MS } from './webhooks/retry-schedule.js';
+import type { KindSpec } from './kinds/kind-spec.js';
+import type { KindRegistry } from './kinds/registry.js';
 
 declare module 'zod' {
   interface GlobalMeta {
@@ -217,6 +219,12 @@ export interface VirtualAnchorOptions {
     /** Where photo avatars are kept. Default: in Redis when `redis` is set, else in process memory. */
     avatarStore?: AvatarStore;
   };
+  /**
+   * Job kinds of your own, added to the built-in ones (a `KindSpec` each, made with `defineKind`): each with an
+   * `api` gets its create, list, get and cancel routes, OpenAPI entries and webhooks; every kind its runs,
+   * recovery and metrics. Names, collection paths and webhook names must not clash with the built-in kinds'.
+   */
+  jobKinds?: KindSpec[];
   /** Avatar catalogue. */
   avatars?: {
     /** Include the bundled avatars. Default true. */
@@ -540,6 +548,10 @@ export const optionsSchema = z
       })
       .strict()
       .prefault({}),
+    jobKinds: z
+      .array(obj)
+      .default([])
+      .describe('job kinds of your own (`defineKind`, see docs/architecture.md): each gets its routes, OpenAPI entries, webhooks, runs, recovery and metrics'),
     avatars: z
       .object({
         builtIn: z.boolean().default(true).describe('include the bundled avatars'),
@@ -592,6 +604,8 @@ export interface ResolvedOptions
   metrics: { path: string } | false;
   retention: Required<NonNullable<VirtualAnchorOptions['retention']>>;
   webhooks: Omit<Required<NonNullable<VirtualAnchorOptions['webhooks']>>, 'secret'> & { secret?: string };
+  /** The job kinds of this instance: the built-in ones and `jobKinds`. */
+  kinds: KindRegistry;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { cpus } from 'node:os';
 import { makeKeyListAuthenticator, type AuthenticateFn } from './auth.js';
+import { KindRegistry } from './kinds/registry.js';
 import { OptionsError, optionsSchema, type ResolvedOptions, type VirtualAnchorOptions } from './options.js';
 
 /** Validates options and applies defaults; throws {@link OptionsError} listing every problem. */
@@ -13,6 +14,12 @@ export function resolveOptions(input: VirtualAnchorOptions): { resolved: Resolve
   const custom = input.authenticate;
   const authenticate: AuthenticateFn =
     byList && custom ? async (key) => byList(key) || (await custom(key)) : (byList ?? (custom as AuthenticateFn));
+  let kinds: KindRegistry;
+  try {
+    kinds = new KindRegistry(input.jobKinds ?? []);
+  } catch (error) {
+    throw new OptionsError([`jobKinds: ${(error as Error).message}`]);
+  }
   const resolved: ResolvedOptions = {
     basePath: o.basePath,
     dataDir: o.dataDir,
@@ -42,6 +49,7 @@ export function resolveOptions(input: VirtualAnchorOptions): { resolved: Resolve
     metrics: o.metrics === false ? false : { path: (o.metrics === true ? undefined : o.metrics.path) ?? '/metrics' },
     retention: o.retention,
     webhooks: o.webhooks,
+    kinds,
   };
   return { resolved, raw: input };
 }

@@ -1,32 +1,18 @@
 /**
  * The job record kept by a {@link JobStore}: everything the service knows about one
- * asynchronous job. Responses are projections of this record (see `core/views.ts`).
+ * asynchronous job. Responses are projections of this record (each kind's views in `core/kinds/<kind>/`).
  */
-
-import type { FrameSize } from './frame-size.js';
-import type { FaceLandmarks } from './avatar/face-landmarks.js';
-import type { PhotoAvatarAssets } from './avatar/photo-avatar.js';
 
 /** The four states of the spec's state machine (SPEC §3). */
 export const JOB_STATUSES = ['pending', 'ongoing', 'completed', 'error'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
 
 /**
- * What a job does: the two API resources (`avatarVideo`, `separation`), and `avatarPrepare`, the background work
- * that makes a photo avatar's assets (no route lists these jobs; the avatar shows their state).
+ * What a job does: a key of the instance's job kind registry (`src/core/kinds/`). Built in: the two API resources
+ * (`avatarVideo`, `separation`) and `avatarPrepare`, the background work that makes an avatar's assets (no route
+ * lists those jobs; the avatar shows their state). A host adds its own with the `jobKinds` option.
  */
-export type JobKind = 'avatarVideo' | 'separation' | 'avatarPrepare';
-
-/**
- * Whether a job of this kind resumes when the process running it stops (shutdown, crash) instead of ending in
- * `error`: true for `avatarPrepare`, whose client sees a `pending` avatar rather than a job, and which is safe to
- * run again. A shutdown leaves such a job `ongoing` and marks it stopped; recovery (in any process) hands it to a
- * queue again, which takes it over with its next attempt, up to `maxAttempts`. The API's own jobs end in `error`
- * (`shutdown`, `interrupted`) as the spec's state machine shows, unless a queue with retries hands them on.
- */
-export function resumesAfterStop(kind: JobKind): boolean {
-  return kind === 'avatarPrepare';
-}
+export type JobKind = string;
 
 /** A file held by a {@link BlobStore}. */
 export interface BlobRef {
@@ -53,43 +39,27 @@ export interface JobProgress {
   unit: string;
 }
 
-/** Input of an avatar video job after validation and resolution. */
-export interface AvatarVideoInput {
-  /** The `audioUrl` exactly as submitted. */
-  audioUrl: string;
-  avatarId: string;
-  backgroundUrl?: string;
-  dangerousFlag: boolean;
-  /** Local copy of the audio (a blob owned by the job). */
-  audio: BlobRef;
-  /** Local copy of the background image, when given. */
-  background?: BlobRef;
-  /** Probed audio duration in seconds. */
+/** What every job's input holds, whatever its kind. */
+export interface JobInput {
+  /** Seconds of input media (0 when the job has none): its time budget and the real-time metric count them. */
   durationSec: number;
-  /** The requested frame size (`dimension`); absent: the default 512×512. */
-  dimension?: FrameSize;
+  /**
+   * The spec's test aid (SPEC §3): the job starts and ends in `error` `dangerousFlagDelayMs` after its creation,
+   * without reaching a queue or an engine.
+   */
+  dangerousFlag?: boolean;
 }
 
-/** Input of a source separation job after validation and resolution. */
-export interface SeparationInput {
-  /** The `audioUri` exactly as submitted. */
-  audioUri: string;
-  /** Local copy of the input (a blob owned by the job). */
-  audio: BlobRef;
-  durationSec: number;
+/** The files a job made, by name (`video`, `speech`, ...): the result blobs it owns. */
+export type JobResult = Readonly<Record<string, BlobRef>>;
+
+/** Ids of the blobs a job result holds. */
+export function resultBlobIds(result: JobResult | undefined): string[] {
+  return result ? Object.values(result).map((blob) => blob.id) : [];
 }
 
-/** Input of an `avatarPrepare` job: what the asset renderer needs, copied from the photo avatar. */
-export interface AvatarPrepareInput {
-  /** The portrait (owned by the avatar, not by the job). */
-  photo: BlobRef;
-  landmarks: FaceLandmarks;
-  fps: number;
-  /** Always 0: the job has no media input to count its time budget from. */
-  durationSec: number;
-}
-
-interface JobBase {
+/** The fields every job record has, whatever its kind. */
+export interface JobBase {
   uid: string;
   /** Owner: a hash of the API key that created the job. */
   owner: string;
@@ -124,33 +94,21 @@ export interface JobWebhook {
   baseUrl: string;
 }
 
-export interface AvatarVideoJob extends JobBase {
-  kind: 'avatarVideo';
-  input: AvatarVideoInput;
-  result?: { video: BlobRef };
+/**
+ * One job record. `K`, `I` and `R` narrow it to one kind (its `kind`, `input` and `result`); each kind's folder
+ * under `src/core/kinds/` names its own record type (e.g. `AvatarVideoJob`). Stores keep any kind's record.
+ */
+export interface Job<K extends JobKind = JobKind, I extends JobInput = JobInput, R extends JobResult = JobResult> extends JobBase {
+  kind: K;
+  input: I;
+  /** The files the job made; set when it reaches `completed`. */
+  result?: R;
 }
-
-export interface SeparationJob extends JobBase {
-  kind: 'separation';
-  /** The spec's `taskId`: a UUID naming the processing task. */
-  taskId: string;
-  input: SeparationInput;
-  result?: { speech: BlobRef; ambience: BlobRef };
-}
-
-/** Makes a photo avatar's idle clip, preview and thumbnail; its uid is the avatar's. */
-export interface AvatarPrepareJob extends JobBase {
-  kind: 'avatarPrepare';
-  input: AvatarPrepareInput;
-  result?: PhotoAvatarAssets;
-}
-
-export type Job = AvatarVideoJob | SeparationJob | AvatarPrepareJob;
 
 /** Fields a state transition may change besides `status` and `updatedAt`. */
 export type JobPatch = Partial<
   Pick<JobBase, 'completedAt' | 'heartbeatAt' | 'progress' | 'failure' | 'attempt'>
-> & { result?: Job['result'] };
+> & { result?: JobResult };
 
 /** An extra condition of a compare-and-set: the record's `attempt` (absent counts as 0) must be this. */
 export interface JobExpectation {

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { AvatarVideoJob, Job, JobKind, JobStatus, SeparationJob } from '../domain/job.js';
+import type { Job, JobKind, JobStatus } from '../domain/job.js';
+import type { AvatarVideoJob } from '../core/kinds/avatar-video/record.js';
+import type { SeparationJob } from '../core/kinds/separation/record.js';
 
 /**
  * Builds a valid job record for store tests: a `pending` avatar video job of `owner-a` by default (a separation job

@@ -33,16 +33,21 @@ import {
   type SourceSeparationWebhookEvent,
 } from '../../src/client/index.js';
 import type { operations } from '../../src/client/openapi-types.js';
-import type { webhookAvatarVideoEventSchema, webhookSeparationEventSchema } from '../../src/core/schemas/webhook.js';
 import type { avatarListItemSchema, avatarSchema, createAvatarBodySchema } from '../../src/core/schemas/avatar.js';
-import type { avatarVideoCreatedSchema, avatarVideoSchema, createAvatarVideoBodySchema } from '../../src/core/schemas/avatar-video.js';
+import type {
+  avatarVideoCreatedSchema,
+  avatarVideoSchema,
+  createAvatarVideoBodySchema,
+  webhookAvatarVideoEventSchema,
+} from '../../src/core/kinds/avatar-video/schemas.js';
 import type { errorBodySchema } from '../../src/core/schemas/common.js';
 import type {
   createSeparationBodySchema,
   separationCreatedSchema,
   separationListItemSchema,
   separationSchema,
-} from '../../src/core/schemas/separation.js';
+  webhookSeparationEventSchema,
+} from '../../src/core/kinds/separation/schemas.js';
 import type { uploadSchema } from '../../src/core/schemas/upload.js';
 import { KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { waitFor } from '../helpers/checks.js';

@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { envelopeSchema } from '../../src/core/schemas/common.js';
-import { avatarVideoSchema } from '../../src/core/schemas/avatar-video.js';
-import { separationListItemSchema } from '../../src/core/schemas/separation.js';
+import { avatarVideoSchema } from '../../src/core/kinds/avatar-video/schemas.js';
+import { separationListItemSchema } from '../../src/core/kinds/separation/schemas.js';
 import type { TestApp } from '../helpers/apps.js';
 import { assertError, assertKeys, assertStamps, waitForJob } from '../helpers/checks.js';
 import { createSeparation, createVideo, firstAvatarId } from '../helpers/client.js';

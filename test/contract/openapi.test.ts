@@ -17,6 +17,7 @@ import { servedOpenApi } from '../../src/core/api/served-openapi.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError } from '../helpers/checks.js';
 import { useHarness } from '../helpers/harness.js';
+import { KindRegistry } from '../../src/core/kinds/registry.js';
 
 useHarness();
 
@@ -26,7 +27,11 @@ const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'tr
 
 /** The route table of an instance with the test apps' settings (metrics on, default paging). */
 function routeTable(): { method: string; path: string; access: string }[] {
-  const deps = { paging: { defaultPerPage: 20, maxPerPage: 100 }, metrics: { path: '/metrics', scrape: async () => ({ contentType: '', text: '' }) } };
+  const deps = {
+    paging: { defaultPerPage: 20, maxPerPage: 100 },
+    metrics: { path: '/metrics', scrape: async () => ({ contentType: '', text: '' }) },
+    kinds: new KindRegistry(),
+  };
   return buildRoutes(deps as unknown as ApiDeps).map((r) => ({ method: r.method.toLowerCase(), path: openApiPath(r.pattern), access: r.access }));
 }
 

@@ -16,6 +16,7 @@ import { UrlSigner } from '../../src/storage/url-signer.js';
 import { waitFor } from '../helpers/checks.js';
 import { startSilentReceiver, startWebhookReceiver } from '../helpers/webhook-receiver.js';
 import { makeJob } from '../../src/testing/job-fixtures.js';
+import { KindRegistry } from '../../src/core/kinds/registry.js';
 
 /** A dispatcher on `store` with the service's limits, a 20 ms poll and a 10 s attempt deadline, unless `settings` say otherwise. */
 function dispatcherOn(store: MemoryJobStore, settings: Partial<WebhookDispatcherSettings> = {}, outcomes: string[] = []): WebhookDispatcher {
@@ -32,6 +33,7 @@ function dispatcherOn(store: MemoryJobStore, settings: Partial<WebhookDispatcher
       timeoutMs: 10_000,
       ...DELIVERY_LIMITS,
       allowPrivateAddresses: true,
+      kinds: new KindRegistry(),
       ...settings,
     },
   );

@@ -10,7 +10,11 @@ import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
 import { OwnedDirs } from '../../src/storage/owned-dirs.js';
 import { JobRunner } from '../../src/core/jobs/job-runner.js';
 import { silentLogger } from '../../src/domain/logger.js';
-import type { SeparationJob } from '../../src/domain/job.js';
+import type { SeparationJob } from '../../src/core/kinds/separation/record.js';
+import { KindRegistry } from '../../src/core/kinds/registry.js';
+import { resolveOptions } from '../../src/core/resolve-options.js';
+import type { KindServices } from '../../src/core/kinds/kind-spec.js';
+import { TOKENS } from '../../src/core/tokens.js';
 import { probeMedia, resolveMediaBinaries } from '../../src/inference/media/index.js';
 import { FakeSeparationEngine } from '../helpers/engines.js';
 import { BINARIES, fixtures } from '../helpers/media.js';
@@ -42,8 +46,8 @@ describe('job attempts', { timeout: 60_000 }, () => {
       blobs,
       {
         blobs,
-        separation: engine,
-        avatarDefinition: () => undefined,
+        kinds: new KindRegistry(),
+        services: servicesWith(engine),
         probe: (path, signal) => probeMedia(path, binaries, { signal }),
         provisionalExpiryMs: 60_000,
         logger: silentLogger,
@@ -52,6 +56,17 @@ describe('job attempts', { timeout: 60_000 }, () => {
       { resultsMs: 60_000, heartbeatMs: 50, timeout: { baseMs: 30_000, perInputSecondMs: 0 }, maxAttempts: 3 },
       silentLogger,
     );
+  }
+
+  /** What the kinds may use: only the separation engine is there. */
+  function servicesWith(engine: FakeSeparationEngine): KindServices {
+    return {
+      options: resolveOptions({ apiKeys: ['k'] }).resolved,
+      blobs,
+      logger: silentLogger,
+      avatars: { usable: async () => false, lipSyncSubject: async () => undefined },
+      engine: <T>(token: symbol) => (token === TOKENS.SeparationEngine ? (engine as T) : undefined),
+    };
   }
 
   async function newJob(patch: Partial<SeparationJob> = {}): Promise<SeparationJob> {

@@ -10,6 +10,7 @@ import type { Idempotency } from '../idempotency/idempotency.js';
 import type { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
 import type { InputPort } from '../jobs/input-port.js';
 import type { ResolvedOptions } from '../options.js';
+import type { KindRegistry } from '../kinds/registry.js';
 
 /** Receives a multipart upload into the blob store; throws an `ApiError` on bad input. */
 export interface UploadPort {
@@ -35,6 +36,8 @@ export interface ApiDeps {
   photoInputs: InputPort;
   paging: PagingLimits;
   maxJsonBytes: number;
+  /** The instance's job kinds: each with an API resource gets its routes. */
+  kinds: KindRegistry;
   /** Link builder for a request's base URL. */
   links(baseUrl: string): LinkBuilder;
   /** The OpenAPI document. */
@@ -51,10 +54,11 @@ export interface ApiDeps {
  * The part of {@link ApiDeps} that the options alone give: all that the route table reads while it is built
  * (the rest is read by handlers, once started). `scrape` serves the metrics when they are on.
  */
-export function optionDeps(resolved: ResolvedOptions, scrape: () => Promise<{ contentType: string; text: string }>): Pick<ApiDeps, 'paging' | 'maxJsonBytes' | 'metrics'> {
+export function optionDeps(resolved: ResolvedOptions, scrape: () => Promise<{ contentType: string; text: string }>): Pick<ApiDeps, 'paging' | 'maxJsonBytes' | 'metrics' | 'kinds'> {
   return {
     paging: { defaultPerPage: resolved.limits.defaultPerPage, maxPerPage: resolved.limits.maxPerPage },
     maxJsonBytes: resolved.limits.maxJsonBytes,
+    kinds: resolved.kinds,
     metrics: resolved.metrics ? { path: resolved.metrics.path, scrape } : undefined,
   };
 }

@@ -4,36 +4,19 @@ import { json } from '../http/types.js';
 import { validate } from '../http/validate.js';
 import { readJson } from '../http/read-json.js';
 import { envelopeSchema, jobListQuerySchema } from '../schemas/common.js';
-import type { Job, JobKind } from '../../domain/job.js';
-import type { LinkBuilder } from '../links.js';
 import { type ApiDeps, envelope } from './deps.js';
-import type { CreationContext } from '../jobs/job-service.js';
+import type { KindSpec } from '../kinds/kind-spec.js';
 import { canonicalJson } from '../idempotency/canonical-json.js';
 import { idempotencyKeyOf, requestFingerprint } from '../idempotency/idempotency.js';
 import { IDEMPOTENCY_HEADER_DOC, IDEMPOTENT_REPLAYED_DOC } from './idempotency-doc.js';
 
-/** How one job resource maps onto the shared create / list / get routes. */
-export interface JobResource<K extends JobKind, B extends z.ZodType> {
-  kind: K;
-  /** Collection path, e.g. `/v2/2davatar`. */
-  path: string;
-  family: 'v1' | 'v2';
-  body: B;
-  /** Name of the id in the item path (the spec's: `id`, `source_separation_id`). */
-  idName: string;
-  /** Documentation: the resource's name and tag, and the schemas of its three response shapes. */
-  doc: { one: string; many: string; tag: string; created: z.ZodType; listItem: z.ZodType; single: z.ZodType; createDescription?: string };
-  create(deps: ApiDeps, owner: string, body: z.output<B>, context: CreationContext): Promise<Extract<Job, { kind: K }>>;
-  created(job: Extract<Job, { kind: K }>): unknown;
-  /** The list item view; async because links may be presigned by the blob store. */
-  listItem(job: Extract<Job, { kind: K }>, links: LinkBuilder): Promise<unknown>;
-  single(job: Extract<Job, { kind: K }>, links: LinkBuilder): Promise<unknown>;
-}
-
-/** POST and GET on the collection, GET and cancel on one item: the same four routes for every job resource. */
-export function jobRoutes<K extends JobKind, B extends z.ZodType>(deps: ApiDeps, resource: JobResource<K, B>): Route[] {
+/** POST and GET on the collection, GET and cancel on one item: the same four routes for every kind with an API resource. */
+export function jobRoutes(deps: ApiDeps, spec: KindSpec): Route[] {
+  const resource = spec.api;
+  if (!resource) return [];
   const query = jobListQuerySchema(deps.paging);
-  const { kind, path, family, doc } = resource;
+  const { kind } = spec;
+  const { path, family, doc } = resource;
   const id = resource.idName;
   return [
     {
@@ -62,7 +45,7 @@ export function jobRoutes<K extends JobKind, B extends z.ZodType>(deps: ApiDeps,
         const raw = await readJson(request, deps.maxJsonBytes);
         return deps.idempotency.run(key, owner, requestFingerprint(`POST ${path}`, canonicalJson(raw)), async () => {
           const body = validate(resource.body, raw, 'body');
-          return json(201, [resource.created(await resource.create(deps, owner, body, { baseUrl }))]);
+          return json(201, [resource.created(await deps.jobs.create(kind, owner, body, { baseUrl }))]);
         });
       },
     },

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Route } from '../http/router.js';
 import type { DocBody } from '../http/route-doc.js';
 import { errorBodySchema } from '../schemas/common.js';
-import { webhookAvatarVideoEventSchema, webhookSeparationEventSchema } from '../schemas/webhook.js';
+import type { KindRegistry } from '../kinds/registry.js';
 import { ERROR_STATUSES } from './error-codes.js';
 
 /** Name of the API key security scheme in the document. */
@@ -76,18 +76,14 @@ function operation(route: Route): RouteConfig {
   };
 }
 
-/** The events POSTed to a job's `webhookUrl` (OpenAPI 3.1 `webhooks`). */
-function registerWebhookEvents(registry: OpenAPIRegistry): void {
+/** The events POSTed to a job's `webhookUrl` (OpenAPI 3.1 `webhooks`): one per kind that sends them. */
+function registerWebhookEvents(registry: OpenAPIRegistry, kinds: KindRegistry): void {
   const signed = z.object({
     'webhook-id': z.string().meta({ description: 'Stable per delivery: the same on every retry (deduplicate on it)' }),
     'webhook-timestamp': z.string().meta({ description: 'Seconds since the epoch when this attempt was signed' }),
     'webhook-signature': z.string().meta({ description: '`v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">` under the `whsec_` secret (Standard Webhooks); check with `verifyWebhook`' }),
   });
-  const events = [
-    ['avatarVideoEnded', 'An avatar video job reached `completed` or `error`', webhookAvatarVideoEventSchema],
-    ['sourceSeparationEnded', 'A source separation reached `completed` or `error`', webhookSeparationEventSchema],
-  ] as const;
-  for (const [name, summary, schema] of events) {
+  for (const { name, summary, schema } of kinds.all.flatMap((kind) => (kind.api?.webhook ? [kind.api.webhook] : []))) {
     registry.registerWebhook({
       method: 'post',
       path: name,
@@ -102,10 +98,10 @@ function registerWebhookEvents(registry: OpenAPIRegistry): void {
 }
 
 /**
- * The OpenAPI 3.1 document of the mounted API, generated from the route table (each route's `doc`) and
- * the zod schemas that validate requests, so a route, parameter or status cannot go undocumented.
+ * The OpenAPI 3.1 document of the mounted API, generated from the route table (each route's `doc`), the zod schemas
+ * that validate requests and the job kinds' webhook events, so a route, parameter or status cannot go undocumented.
  */
-export function buildOpenApi(routes: readonly Route[]): Record<string, unknown> {
+export function buildOpenApi(routes: readonly Route[], kinds: KindRegistry): Record<string, unknown> {
   const registry = new OpenAPIRegistry();
   registry.registerComponent('securitySchemes', API_KEY, {
     type: 'apiKey',
@@ -114,7 +110,7 @@ export function buildOpenApi(routes: readonly Route[]): Record<string, unknown> 
     description: 'API key, bare or as `Bearer <key>`',
   });
   for (const route of routes) registry.registerPath(operation(route));
-  registerWebhookEvents(registry);
+  registerWebhookEvents(registry, kinds);
   const document = new OpenApiGeneratorV31(registry.definitions).generateDocument({
     openapi: '3.1.0',
     info: {

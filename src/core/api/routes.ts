@@ -3,8 +3,7 @@ import type { ResolvedOptions } from '../options.js';
 import type { ApiDeps } from './deps.js';
 import { avatarRoutes } from './avatar-routes.js';
 import { photoAvatarRoutes } from './photo-avatar-routes.js';
-import { avatarVideoRoutes } from './avatar-video-routes.js';
-import { separationRoutes } from './separation-routes.js';
+import { jobRoutes } from './job-routes.js';
 import { uploadRoutes } from './upload-routes.js';
 import { fileRoutes } from './file-routes.js';
 import { openapiRoutes } from './openapi-routes.js';
@@ -15,8 +14,7 @@ export function buildRoutes(deps: ApiDeps): Route[] {
   return [
     ...avatarRoutes(deps),
     ...photoAvatarRoutes(deps),
-    ...avatarVideoRoutes(deps),
-    ...separationRoutes(deps),
+    ...deps.kinds.all.flatMap((kind) => jobRoutes(deps, kind)),
     ...uploadRoutes(deps),
     ...fileRoutes(deps),
     ...openapiRoutes(deps),

@@ -19,5 +19,5 @@ export function servedOpenApi(options: VirtualAnchorOptions): Record<string, unk
       throw new Error(`the route table read deps.${String(name)} while it was built, before the services start`);
     },
   }) as ApiDeps;
-  return buildOpenApi(servedRoutes(resolved.role, deps));
+  return buildOpenApi(servedRoutes(resolved.role, deps), resolved.kinds);
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import type { AvatarPrepareJob, BlobRef, ListResult } from '../../domain/job.js';
+import { resultBlobIds, type BlobRef, type ListResult } from '../../domain/job.js';
+import type { AvatarPrepareJob } from '../kinds/avatar-prepare/record.js';
 import type { FaceDetector } from '../../domain/engines.js';
 import { NotAnImageError, type FaceDetection } from '../../domain/avatar/photo.js';
 import { PHOTO_AVATAR_FPS, type PhotoAvatar } from '../../domain/avatar/photo-avatar.js';
@@ -12,7 +13,6 @@ import { blobToLocalFile } from '../../storage/blob-files.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
 import { FairQueue, QueueFullError } from '../../queue/fair-queue.js';
 import { ApiError } from '../errors.js';
-import { resultBlobIds } from '../jobs/job-runner.js';
 import type { JobService } from '../jobs/job-service.js';
 import { chooseFace } from './face-choice.js';
 import { checkImageFile, ImageCheckError } from '../../inference/image/image-header.js';

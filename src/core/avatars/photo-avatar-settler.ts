@@ -1,11 +1,11 @@
-import type { Job } from '../../domain/job.js';
+import { resultBlobIds, type Job } from '../../domain/job.js';
+import type { AvatarPrepareJob } from '../kinds/avatar-prepare/record.js';
 import type { Logger } from '../../domain/logger.js';
 import { isFinal } from '../../domain/state-machine.js';
 import type { AvatarOutcome, AvatarStore } from '../../storage/avatar-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { JobService } from '../jobs/job-service.js';
-import { resultBlobIds } from '../jobs/job-runner.js';
 import { prepareJobOf } from './photo-avatar-service.js';
 
 /**
@@ -26,8 +26,9 @@ export class PhotoAvatarSettler {
   ) {}
 
   /** Settles the avatar of an ended `avatarPrepare` job; assets of an avatar that is gone (deleted) are deleted. */
-  async settle(job: Job): Promise<void> {
-    if (job.kind !== 'avatarPrepare' || !isFinal(job.status)) return;
+  async settle(ended: Job): Promise<void> {
+    if (ended.kind !== 'avatarPrepare' || !isFinal(ended.status)) return;
+    const job = ended as AvatarPrepareJob;
     const assets = resultBlobIds(job.result);
     const avatar = await this.store.get(job.uid);
     let current = avatar;

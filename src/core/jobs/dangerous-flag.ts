@@ -51,7 +51,7 @@ export class DangerousFlag {
   }
 }
 
-/** Whether a job carries the flag. */
+/** Whether a job carries the flag (any kind whose input has `dangerousFlag: true`). */
 export function isDangerous(job: Job): boolean {
-  return job.kind === 'avatarVideo' && job.input.dangerousFlag;
+  return job.input.dangerousFlag === true;
 }

@@ -1,5 +1,5 @@
 import { rm } from 'node:fs/promises';
-import { resumesAfterStop, type Job, type JobExpectation, type JobFailure, type JobProgress } from '../../domain/job.js';
+import { resultBlobIds, type Job, type JobExpectation, type JobFailure, type JobProgress, type JobResult } from '../../domain/job.js';
 import type { Delivery } from '../../queue/job-queue.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { JobEvents } from '../../storage/job-events.js';
@@ -9,8 +9,16 @@ import type { Logger } from '../../domain/logger.js';
 import { RUNNING_STATUSES, sourcesOf } from '../../domain/state-machine.js';
 import { JobFailedError, toFailure } from './job-failure.js';
 import { jobBudgetMs, timeoutError, type JobTimeout } from './job-deadline.js';
-import { runWorker, type WorkerDeps } from './workers.js';
 import { isDangerous } from './dangerous-flag.js';
+import { localInputFile, storeOutputs, type OutputDeps } from './job-outputs.js';
+import type { KindRegistry } from '../kinds/registry.js';
+import type { KindRunContext, KindServices, KindSpec } from '../kinds/kind-spec.js';
+
+/** What the runner needs to run any kind: the registry, what the kinds may use, and how outputs are stored. */
+export interface RunDeps extends OutputDeps {
+  kinds: KindRegistry;
+  services: KindServices;
+}
 
 /**
  * Progress is written at most this often (and always its last step). Each write is a compare-and-set of the record
@@ -48,13 +56,13 @@ export class JobRunner {
   private readonly running = new Map<string, AbortController>();
   /** The attempt each running job holds, so shutdown ends only its own run. */
   private readonly attempts = new Map<string, JobExpectation>();
-  /** Running jobs that resume after a stop (see {@link resumesAfterStop}): shutdown leaves them `ongoing`. */
+  /** Running jobs whose kind resumes after a stop (`KindSpec.resumesAfterStop`): shutdown leaves them `ongoing`. */
   private readonly resumable = new Set<string>();
 
   constructor(
     private readonly store: JobStore,
     private readonly blobs: BlobStore,
-    private readonly deps: WorkerDeps,
+    private readonly deps: RunDeps,
     private readonly workDirs: OwnedDirs,
     private readonly settings: JobRunnerSettings,
     private readonly logger: Logger,
@@ -76,8 +84,9 @@ export class JobRunner {
     const controller = new AbortController();
     this.running.set(uid, controller);
     this.attempts.set(uid, expect);
-    if (resumesAfterStop(job.kind)) this.resumable.add(uid);
-    const budgetMs = jobBudgetMs(job, this.settings.timeout);
+    const spec = this.deps.kinds.find(job.kind);
+    if (spec?.resumesAfterStop) this.resumable.add(uid);
+    const budgetMs = jobBudgetMs(job, spec?.limits?.(this.deps.services.options).timeout ?? this.settings.timeout);
     const deadline = setTimeout(() => controller.abort(timeoutError(budgetMs)), budgetMs);
     const alive: AliveWrites = { lastMs: Date.now() };
     const heartbeat = setInterval(() => void this.beat(job, expect, controller, alive), this.settings.heartbeatMs);
@@ -94,7 +103,8 @@ export class JobRunner {
         throw new JobFailedError({ code: 'processing_failed', message: 'the service could not make a work folder for the job' });
       });
       this.logger.info('job started', { uid, kind: job.kind, budgetMs, attempt: job.attempt });
-      const work = runWorker(job, this.deps, { signal: controller.signal, onProgress: this.progressWriter(job, expect, controller, alive), workDir });
+      if (!spec) throw new JobFailedError({ code: 'engine_missing', message: `this service cannot run ${job.kind} jobs (no such job kind)` });
+      const work = this.work(spec, job, { signal: controller.signal, onProgress: this.progressWriter(job, expect, controller, alive), workDir });
       const result = await untilAborted(work, controller.signal, (error) => {
         if (error === undefined) this.logger.warn('an engine finished after its job had ended; its output was discarded', { uid, kind: job.kind });
         else this.logger.debug('an engine stopped after its job had ended', { uid, kind: job.kind, error: String(error) });
@@ -104,7 +114,7 @@ export class JobRunner {
       clearInterval(heartbeat);
       stopListening?.();
       if (this.running.get(uid) === controller) this.running.delete(uid);
-      await this.complete(job, result, expect);
+      await this.complete(job, spec, result, expect);
       return 'ended';
     } catch (error) {
       // Shutdown with a queue that retries: the job stays `ongoing` at this attempt and the queue hands it on.
@@ -130,6 +140,23 @@ export class JobRunner {
         });
       }
     }
+  }
+
+  /** Runs the kind's engine call, then checks and stores the files it made: the job's result. */
+  private async work(spec: KindSpec, job: Job, engine: Pick<KindRunContext, 'signal' | 'onProgress' | 'workDir'>): Promise<JobResult> {
+    const { blobs, services } = this.deps;
+    const context: KindRunContext = {
+      ...engine,
+      services,
+      localFile: (blob, what) => localInputFile(blobs, blob, what, engine.workDir),
+      engine: <T>(token: symbol, what: string): T => {
+        const found = services.engine<T>(token);
+        if (found === undefined) throw new JobFailedError({ code: 'engine_missing', message: `no ${what} is configured` });
+        return found;
+      },
+    };
+    const outputs = await spec.run(job, context);
+    return storeOutputs(job, outputs, this.deps, engine.signal);
   }
 
   /** The claim: `pending → ongoing` (attempt 1), or with `takeOver` an `ongoing` job's next attempt. */
@@ -204,12 +231,12 @@ export class JobRunner {
     controller.abort(new JobFailedError(failure ?? { code: 'interrupted', message: 'the job was ended elsewhere while it ran' }));
   }
 
-  private async complete(job: Job, result: Job['result'], expect: JobExpectation): Promise<void> {
+  private async complete(job: Job, spec: KindSpec, result: JobResult, expect: JobExpectation): Promise<void> {
     const blobIds = resultBlobIds(result);
     const completedAt = new Date();
     const expiresAt = new Date(completedAt.getTime() + this.settings.resultsMs).toISOString();
-    // A photo avatar's assets keep their provisional expiry until the avatar takes them (`onEnded`).
-    if (job.kind !== 'avatarPrepare') await Promise.all(blobIds.map((id) => this.blobs.setExpiry(id, expiresAt)));
+    // Results kept by their owner (an avatar's assets) keep their provisional expiry until it takes them (`onEnded`).
+    if (spec.results === 'retention') await Promise.all(blobIds.map((id) => this.blobs.setExpiry(id, expiresAt)));
     const done = await this.store.transition(
       job.uid,
       sourcesOf('completed'),
@@ -267,7 +294,7 @@ export class JobRunner {
   /**
    * Aborts every running engine (service shutdown). The jobs end in `error` (`shutdown`), or with `handBack`
    * (a queue that retries) stay `ongoing` for another worker to take over. A job that resumes after a stop
-   * ({@link resumesAfterStop}) stays `ongoing` either way; without `handBack` its heartbeat is marked long past so
+   * (`KindSpec.resumesAfterStop`) stays `ongoing` either way; without `handBack` its heartbeat is marked long past so
    * that recovery, in this service's next start or another process, queues it again at its next sweep.
    */
   async abortAll(reason: string, options: { handBack?: boolean } = {}): Promise<void> {
@@ -332,11 +359,4 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal, onLate: (error: 
       },
     );
   });
-}
-
-/** Ids of the blobs a job result holds. */
-export function resultBlobIds(result: Job['result'] | undefined): string[] {
-  if (!result) return [];
-  if ('preview' in result) return [result.video.id, result.preview.id, result.thumbnail.id];
-  return 'video' in result ? [result.video.id] : [result.speech.id, result.ambience.id];
 }

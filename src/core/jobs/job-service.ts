@@ -1,19 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { AvatarVideoJob, Job, JobKind, JobStatus, JobWebhook, SeparationJob } from '../../domain/job.js';
+import type { Job, JobKind, JobStatus, JobWebhook, ListResult } from '../../domain/job.js';
 import type { WebhookUrlCheck } from '../webhooks/webhook-url.js';
 import { isFinal, sourcesOf } from '../../domain/state-machine.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
-import type { CreateAvatarVideoBody } from '../schemas/avatar-video.js';
-import type { CreateSeparationBody } from '../schemas/separation.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../../domain/logger.js';
-import type { InputPort, ResolvedInput } from './input-port.js';
+import type { InputPort, InputRequest, ResolvedInput } from './input-port.js';
+import type { KindRegistry } from '../kinds/registry.js';
+import type { KindServices } from '../kinds/kind-spec.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { type DangerousFlag, isDangerous } from './dangerous-flag.js';
-
-/** Containers accepted for separation (SPEC §4.6), decided by probing, not by file name. */
-export const SEPARATION_CONTAINERS = ['mp3', 'wav', 'mp4', 'mov'];
 
 /** Optional parts of {@link JobService}. */
 export interface JobServiceExtras {
@@ -28,15 +25,10 @@ export interface CreationContext {
   baseUrl: string;
 }
 
-/** Limits the service applies at creation. */
-export interface CreationLimits {
-  maxAvatarAudioSec: number;
-  maxSeparationSec: number;
-}
-
 /**
- * Creates, reads and lists jobs. Creation validates everything it can before the job exists
- * (avatar, audio reachable, type, duration), so a rejected request leaves no job and no file behind.
+ * Creates, reads, lists and cancels jobs of any kind (its spec in the {@link KindRegistry} says how). Creation
+ * validates everything it can before the job exists (avatar, audio reachable, type, duration), so a rejected request
+ * leaves no job and no file behind.
  */
 export class JobService {
   constructor(
@@ -45,94 +37,34 @@ export class JobService {
     private readonly inputs: InputPort,
     private readonly queue: JobQueue,
     private readonly dangerous: DangerousFlag,
-    /** Whether the owner may use this avatar uid: a catalogue avatar, or one of the owner's photo avatars. */
-    private readonly avatarUsable: (uid: string, owner: string) => Promise<boolean>,
-    private readonly limits: CreationLimits,
+    /** The instance's job kinds: how each is created, and what its 404 names. */
+    private readonly kinds: KindRegistry,
+    /** What the kinds' `create` may use. */
+    private readonly services: KindServices,
     private readonly logger: Logger,
     private readonly extras: JobServiceExtras = {},
   ) {}
 
-  async createAvatarVideo(owner: string, body: CreateAvatarVideoBody, context?: CreationContext): Promise<AvatarVideoJob> {
-    const webhook = await this.webhookOf(body.webhookUrl, context);
-    if (!(await this.avatarUsable(body.avatarId, owner))) {
-      throw ApiError.badRequest('unknown_avatar', `no avatar with uid ${body.avatarId}`, [
-        { field: 'body.avatarId', message: 'no avatar with this uid; list them with GET /v2/avatar' },
-      ]);
-    }
-    return this.withInputs(async (keep) => {
-      const audio = keep(
-        await this.inputs.resolve({
-          url: body.audioUrl,
-          owner,
-          kind: 'audio',
-          field: 'audioUrl',
-          maxDurationSec: this.limits.maxAvatarAudioSec,
-          maxDurationOption: 'limits.maxAvatarAudioSec',
-        }),
-      );
-      const background = body.backgroundUrl
-        ? keep(await this.inputs.resolve({ url: body.backgroundUrl, owner, kind: 'image', field: 'backgroundUrl' }))
-        : undefined;
+  /**
+   * Creates a job of `kind` from its validated creation body: the kind's `create` resolves its inputs (a refused
+   * request leaves no file), then the job is stored `pending` and queued.
+   */
+  async create(kind: string, owner: string, body: unknown, context?: CreationContext): Promise<Job> {
+    const api = this.kinds.get(kind).api;
+    if (!api) throw new Error(`job kind ${kind} has no API resource to create it through`);
+    const webhook = await this.webhookOf(webhookUrlOf(body), api.webhook !== undefined, context);
+    return this.withInputs(async (input) => {
+      const fields = await api.create(body, { owner, services: this.services, input: (request) => input({ ...request, owner }) });
       const now = new Date().toISOString();
-      const job: AvatarVideoJob = {
-        kind: 'avatarVideo',
-        uid: randomUUID(),
-        owner,
-        status: 'pending',
-        createdAt: now,
-        updatedAt: now,
-        input: {
-          audioUrl: body.audioUrl,
-          avatarId: body.avatarId,
-          ...(body.backgroundUrl ? { backgroundUrl: body.backgroundUrl } : {}),
-          dangerousFlag: body.dangerousFlag === true,
-          audio: audio.blob,
-          ...(background ? { background: background.blob } : {}),
-          durationSec: audio.durationSec,
-          ...(body.dimension ? { dimension: { width: body.dimension.width, height: body.dimension.height } } : {}),
-        },
-        scratchBlobs: scratchIds(audio, background),
-        ...webhook,
-      };
+      const job: Job = { kind, uid: randomUUID(), owner, status: 'pending', createdAt: now, updatedAt: now, ...fields, ...webhook };
       return job;
     });
   }
 
-  async createSeparation(owner: string, body: CreateSeparationBody, context?: CreationContext): Promise<SeparationJob> {
-    const webhook = await this.webhookOf(body.webhookUrl, context);
-    return this.withInputs(async (keep) => {
-      const audio = keep(
-        await this.inputs.resolve({
-          url: body.audioUri,
-          owner,
-          kind: 'audio',
-          field: 'audioUri',
-          allowedContainers: SEPARATION_CONTAINERS,
-          maxDurationSec: this.limits.maxSeparationSec,
-          maxDurationOption: 'limits.maxSeparationSec',
-        }),
-      );
-      const now = new Date().toISOString();
-      const job: SeparationJob = {
-        kind: 'separation',
-        uid: randomUUID(),
-        taskId: randomUUID(),
-        owner,
-        status: 'pending',
-        createdAt: now,
-        updatedAt: now,
-        input: { audioUri: body.audioUri, audio: audio.blob, durationSec: audio.durationSec },
-        scratchBlobs: scratchIds(audio),
-        ...webhook,
-      };
-      return job;
-    });
-  }
-
-  /** The job's `webhook` field for a creation's `webhookUrl`, checked (400 when it cannot be accepted). */
-  private async webhookOf(url: string | undefined, context: CreationContext | undefined): Promise<{ webhook?: JobWebhook }> {
+  /** The job's `webhook` field for a creation body's `webhookUrl`, checked (400 when it cannot be accepted). */
+  private async webhookOf(url: string | undefined, sendsWebhooks: boolean, context: CreationContext | undefined): Promise<{ webhook?: JobWebhook }> {
     if (url === undefined) return {};
-    if (!this.extras.checkWebhookUrl || !context) {
+    if (!sendsWebhooks || !this.extras.checkWebhookUrl || !context) {
       throw ApiError.badRequest('webhooks_disabled', 'this service does not send webhooks', [{ field: 'body.webhookUrl', message: 'webhooks are off on this service' }]);
     }
     await this.extras.checkWebhookUrl(url);
@@ -144,7 +76,7 @@ export class JobService {
    * (here at once; in another process within about a second, when its runner sees the status). A final job is a
    * 409 `conflict`, another owner's or a missing one a 404. Returns the job as it is now.
    */
-  async cancel<K extends JobKind>(kind: K, uid: string, owner: string): Promise<Extract<Job, { kind: K }>> {
+  async cancel(kind: JobKind, uid: string, owner: string): Promise<Job> {
     const job = await this.get(kind, uid, owner);
     const message = 'the job was canceled by its owner';
     // Its queue entry would find the job ended anyway; `end` drops it to save a delivery.
@@ -188,14 +120,20 @@ export class JobService {
     return (await this.store.transition(uid, sourcesOf('error'), 'error', { failure: { code, message } })) !== undefined;
   }
 
-  /** Resolves inputs, stores and schedules the job; on any failure deletes the files it fetched. */
-  private async withInputs<T extends Job>(build: (keep: (input: ResolvedInput) => ResolvedInput) => Promise<T>): Promise<T> {
+  /**
+   * Builds the job with an input resolver that remembers what it resolved, stores and schedules it; on any failure
+   * deletes the files it fetched. The job's `scratchBlobs` are the resolved blobs the service made (downloads).
+   */
+  private async withInputs(build: (input: (request: InputRequest) => Promise<ResolvedInput>) => Promise<Job>): Promise<Job> {
     const fetched: ResolvedInput[] = [];
     try {
-      const job = await build((input) => {
-        fetched.push(input);
-        return input;
+      const built = await build(async (request) => {
+        const resolved = await this.inputs.resolve(request);
+        fetched.push(resolved);
+        return resolved;
       });
+      const scratch = fetched.filter((i) => i.scratch).map((i) => i.blob.id);
+      const job: Job = scratch.length > 0 ? { ...built, scratchBlobs: scratch } : built;
       await this.schedule(job);
       return job;
     } catch (error) {
@@ -212,20 +150,22 @@ export class JobService {
     }
   }
 
-  /** A job of the owner, or a 404. */
-  async get<K extends JobKind>(kind: K, uid: string, owner: string): Promise<Extract<Job, { kind: K }>> {
+  /** A job of the owner, or a 404 naming the kind's resource (its `notFound`). */
+  async get(kind: JobKind, uid: string, owner: string): Promise<Job> {
     const job = await this.store.get(uid, owner);
-    if (!job || job.kind !== kind) throw ApiError.notFound(kind === 'avatarVideo' ? 'avatar video job' : 'source separation');
-    return job as Extract<Job, { kind: K }>;
+    if (!job || job.kind !== kind) throw ApiError.notFound(this.kinds.get(kind).api?.notFound ?? `${kind} job`);
+    return job;
   }
 
   /** One page of the owner's jobs of a kind. */
-  async list<K extends JobKind>(kind: K, owner: string, page: number, perPage: number, status?: JobStatus) {
+  async list(kind: JobKind, owner: string, page: number, perPage: number, status?: JobStatus): Promise<ListResult<Job>> {
     const result = await this.store.list({ owner, kind, page, perPage, status });
-    return { total: result.total, items: result.items.filter((j): j is Extract<Job, { kind: K }> => j.kind === kind) };
+    return { total: result.total, items: result.items.filter((job) => job.kind === kind) };
   }
 }
 
-function scratchIds(...inputs: (ResolvedInput | undefined)[]): string[] {
-  return inputs.filter((i): i is ResolvedInput => !!i && i.scratch).map((i) => i.blob.id);
+/** The `webhookUrl` of a creation body, when it has one. */
+function webhookUrlOf(body: unknown): string | undefined {
+  const url = body && typeof body === 'object' ? (body as { webhookUrl?: unknown }).webhookUrl : undefined;
+  return typeof url === 'string' ? url : undefined;
 }

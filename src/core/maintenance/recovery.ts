@@ -1,7 +1,7 @@
 import type { JobStore } from '../../storage/job-store.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import type { Logger } from '../../domain/logger.js';
-import { resumesAfterStop } from '../../domain/job.js';
+import type { KindRegistry } from '../kinds/registry.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import { DANGEROUS_FLAG_MESSAGE, type DangerousFlag, isDangerous } from '../jobs/dangerous-flag.js';
 
@@ -14,7 +14,7 @@ import { DANGEROUS_FLAG_MESSAGE, type DangerousFlag, isDangerous } from '../jobs
  *   entry was lost, e.g. the API process died between storing and queuing the job).
  * - `ongoing` jobs whose heartbeat is older than `staleJobMs`: their process died and no queue handed the
  *   job to another worker (the in-process queue never does; a durable queue does well before), so they
- *   end in `error` (`interrupted`); a kind that resumes after a stop ({@link resumesAfterStop}: photo avatar
+ *   end in `error` (`interrupted`); a kind that resumes after a stop (`KindSpec.resumesAfterStop`: avatar
  *   preparations) is queued again to be taken over (its attempts still bounded by `maxAttempts`). A shutdown marks
  *   such a job's heartbeat as long past, so it resumes at the next sweep rather than after `staleJobMs`.
  * - `dangerousFlag` jobs whose deadline passed end in `error`; one not yet due is armed here too (its timer may have
@@ -29,6 +29,8 @@ export class Recovery {
     private readonly staleJobMs: number,
     private readonly dangerousDelayMs: number,
     private readonly logger: Logger,
+    /** Which kinds resume after a stop. */
+    private readonly kinds: KindRegistry,
   ) {}
 
   async run(now = Date.now()): Promise<{ requeued: number; failed: number }> {
@@ -57,7 +59,7 @@ export class Recovery {
       }
       const beat = Date.parse(job.heartbeatAt ?? job.updatedAt);
       if (now - beat < this.staleJobMs) continue;
-      if (resumesAfterStop(job.kind)) {
+      if (this.kinds.find(job.kind)?.resumesAfterStop) {
         await this.queue.enqueue({ uid, owner: job.owner, kind: job.kind, takeOver: true });
         requeued++;
         continue;

@@ -2,8 +2,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { JobKind, JobStatus } from '../../domain/job.js';
 import type { Logger } from '../../domain/logger.js';
 import type { MetricsRecorder } from './metrics-recorder.js';
-
-const KINDS: readonly JobKind[] = ['avatarVideo', 'separation', 'avatarPrepare'];
+import type { KindRegistry } from '../kinds/registry.js';
 
 /** Counts jobs waiting to run, read from the job store at scrape time. */
 export type PendingCounter = (kind: JobKind) => Promise<number>;
@@ -28,7 +27,13 @@ export class PrometheusMetrics implements MetricsRecorder {
   /**
    * @param pending counts pending jobs; `undefined` until the job store is up (the gauge then reports nothing).
    */
-  constructor(registry: Registry | undefined, pending: () => PendingCounter | undefined, logger: Logger) {
+  constructor(
+    registry: Registry | undefined,
+    pending: () => PendingCounter | undefined,
+    logger: Logger,
+    /** The instance's job kinds: each is a `kind` label (its `metricLabel`). */
+    private readonly kinds: KindRegistry,
+  ) {
     this.registry = registry ?? new Registry();
     const registers = [this.registry];
     this.jobs = new Counter({
@@ -66,8 +71,9 @@ export class PrometheusMetrics implements MetricsRecorder {
         const count = pending();
         if (!count) return;
         try {
-          const depths = await Promise.all(KINDS.map((kind) => count(kind)));
-          KINDS.forEach((kind, i) => this.set({ kind }, depths[i]!));
+          const all = kinds.all;
+          const depths = await Promise.all(all.map((spec) => count(spec.kind)));
+          all.forEach((spec, i) => this.set({ kind: spec.metricLabel ?? spec.kind }, depths[i]!));
         } catch (error) {
           // The scrape still answers; the gauge keeps its last values.
           logger.warn('metrics: could not read the queue depth from the job store', { error: String(error) });
@@ -77,12 +83,18 @@ export class PrometheusMetrics implements MetricsRecorder {
   }
 
   jobReached(kind: JobKind, status: JobStatus): void {
-    this.jobs.inc({ kind, status });
+    this.jobs.inc({ kind: this.label(kind), status });
   }
 
   jobFinished(kind: JobKind, status: 'completed' | 'error', seconds: number, inputSeconds: number): void {
-    this.duration.observe({ kind, status }, seconds);
-    if (status === 'completed' && inputSeconds > 0) this.realtime.observe({ kind }, seconds / inputSeconds);
+    const label = this.label(kind);
+    this.duration.observe({ kind: label, status }, seconds);
+    if (status === 'completed' && inputSeconds > 0) this.realtime.observe({ kind: label }, seconds / inputSeconds);
+  }
+
+  /** The `kind` label of a job kind. */
+  private label(kind: JobKind): string {
+    return this.kinds.find(kind)?.metricLabel ?? kind;
   }
 
   webhookDelivery(outcome: string): void {

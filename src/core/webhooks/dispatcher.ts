@@ -7,6 +7,7 @@ import type { Logger } from '../../domain/logger.js';
 import type { MetricsRecorder } from '../metrics/metrics-recorder.js';
 import { isFinal } from '../../domain/state-machine.js';
 import { webhookEvent, webhookId } from './event.js';
+import type { KindRegistry } from '../kinds/registry.js';
 import { postWebhook } from './post-webhook.js';
 import { signWebhook } from './signature.js';
 
@@ -30,6 +31,8 @@ export interface WebhookDispatcherSettings {
   maxHeld: number;
   /** Lets webhook URLs reach private addresses (tests, development). */
   allowPrivateAddresses: boolean;
+  /** The job kinds: the event each sends (a delivery of a kind that sends none is dropped). */
+  kinds: KindRegistry;
 }
 
 /**
@@ -277,7 +280,12 @@ export class WebhookDispatcher {
     const { uid, attempt, job } = delivery;
     try {
       if (delivery.leaseEndsMs - Date.now() < this.startLeaseMs) await this.renew(delivery, Date.now());
-      const body = JSON.stringify(await webhookEvent(job, this.links(job.webhook.baseUrl)));
+      const event = await webhookEvent(job, this.links(job.webhook.baseUrl), this.settings.kinds);
+      if (!event) {
+        this.logger.warn('webhook dropped: its job kind sends no webhook here', { uid, kind: job.kind });
+        return await this.settle(uid, undefined, 'dropped');
+      }
+      const body = JSON.stringify(event);
       const headers = { ...signWebhook(this.settings.secret, webhookId(uid), body) };
       const problem = await postWebhook(job.webhook.url, body, {
         headers,

@@ -22,6 +22,8 @@ import { PhotoAvatarSettler } from '../avatars/photo-avatar-settler.js';
 import type { AvatarDefinition, AvatarDefinitionInput } from '../../domain/avatar/definition.js';
 import { loadAvatarDefinitions } from '../../inference/avatar/catalogue-definitions.js';
 import { InputResolver } from '../input/resolve-input.js';
+import { Avatars } from '../avatars/avatar-directory.js';
+import type { KindServices } from '../kinds/kind-spec.js';
 import { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
 import { JobRunner } from '../jobs/job-runner.js';
 import { DANGEROUS_FLAG_MESSAGE, DangerousFlag } from '../jobs/dangerous-flag.js';
@@ -168,20 +170,19 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
   const workDirs = new OwnedDirs(join(dataDir, 'work'));
   await removeCrashLeftovers(blobs, workDirs, logger);
   const catalogue = new AvatarCatalogue(definitions, blobs, avatarRenderer, logger, workDirs);
+  const kinds = options.kinds;
+  // What the job kinds may use to create and run their jobs; engines are looked up in the container when a job runs.
+  const services: KindServices = {
+    options,
+    blobs,
+    logger,
+    avatars: new Avatars(catalogue, avatarStore),
+    engine: <T>(token: symbol) => (container.isRegistered(token, true) ? container.resolve<T>(token) : undefined),
+  };
   const runner: JobRunner = new JobRunner(
     jobStore,
     blobs,
-    {
-      blobs,
-      lipSync,
-      separation,
-      avatarDefinition: (uid) => catalogue.definition(uid),
-      photoRenderer,
-      photoAvatar: (uid, owner) => avatarStore.get(uid, owner),
-      probe: (path, signal) => probeMedia(path, binaries, { signal }),
-      provisionalExpiryMs: options.retention.resultsMs,
-      logger,
-    },
+    { kinds, services, blobs, probe: (path, signal) => probeMedia(path, binaries, { signal }), provisionalExpiryMs: options.retention.resultsMs, logger },
     workDirs,
     {
       resultsMs: options.retention.resultsMs,
@@ -210,6 +211,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
             timeoutMs: options.webhooks.timeoutMs,
             ...DELIVERY_LIMITS,
             allowPrivateAddresses: options.allowPrivateUrls,
+            kinds: options.kinds,
           },
         )
       : undefined;
@@ -235,8 +237,8 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
     new ResolverInputPort(resolver, options.limits.maxDownloadBytes, 'limits.maxDownloadBytes'),
     queue,
     dangerous,
-    async (uid, owner) => catalogue.get(uid) !== undefined || photoAvatars.usable(uid, owner),
-    { maxAvatarAudioSec: options.limits.maxAvatarAudioSec, maxSeparationSec: options.limits.maxSeparationSec },
+    kinds,
+    services,
     logger,
     {
       checkWebhookUrl: webhookUrlCheck({ enabled: webhooks !== undefined, allowPrivateAddresses: options.allowPrivateUrls }),
@@ -246,7 +248,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
   const settler: PhotoAvatarSettler = new PhotoAvatarSettler(avatarStore, jobStore, blobs, jobs, options.retention.staleJobMs, logger);
   const detections = faceDetectionQueue(options.limits.maxQueuedPhotosPerKey);
   const photoAvatars: PhotoAvatarService = new PhotoAvatarService(avatarStore, blobs, jobs, faceDetector, workDirs, logger, detections, (uid) => settler.settleDeleted(uid));
-  const recovery = new Recovery(jobStore, queue, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger);
+  const recovery = new Recovery(jobStore, queue, runner, dangerous, options.retention.staleJobMs, options.dangerousFlagDelayMs, logger, kinds);
   const sweeper = new Sweeper(blobs, recovery, options.retention.sweepIntervalMs, logger, jobStore, [
     { name: 'photo avatar recovery', run: () => settler.sweep() },
   ]);

@@ -9,14 +9,14 @@ export type PhotoAvatarStatus = (typeof PHOTO_AVATAR_STATUSES)[number];
 export const PHOTO_AVATAR_FPS = 25;
 
 /** The catalogue assets of a photo avatar, made in the background after its creation. */
-export interface PhotoAvatarAssets {
+export type PhotoAvatarAssets = {
   /** The idle clip (mp4). */
   video: BlobRef;
   /** PNG preview. */
   preview: BlobRef;
   /** Small PNG thumbnail. */
   thumbnail: BlobRef;
-}
+};
 
 /**
  * An avatar made from a portrait (POST /v2/avatar), kept by an `AvatarStore` until its owner deletes it.

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errorReasonSchema, progressSchema, httpUrlField, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
+import { errorReasonSchema, progressSchema, httpUrlField, jobStatusSchema, timestampSchema, uuidSchema } from '../../schemas/common.js';
 
 /** Body of POST /v1/sourceSeparations. */
 export const createSeparationBodySchema = z
@@ -37,3 +37,8 @@ export const separationSchema = z
 export type SeparationCreatedView = z.infer<typeof separationCreatedSchema>;
 export type SeparationListItemView = z.infer<typeof separationListItemSchema>;
 export type SeparationView = z.infer<typeof separationSchema>;
+
+/** Webhook event of a source separation: `data` is the job as GET /v1/sourceSeparations/{id} answers it. */
+export const webhookSeparationEventSchema = z
+  .object({ type: z.enum(['sourceSeparation.completed', 'sourceSeparation.error']), data: separationSchema })
+  .meta({ id: 'SourceSeparationWebhookEvent' });

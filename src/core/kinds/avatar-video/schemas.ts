@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { FRAME_SIZE_LIMITS } from '../../domain/frame-size.js';
-import { errorReasonSchema, progressSchema, fieldError, httpUrlField, jobStatusSchema, timestampSchema, uuidSchema } from './common.js';
+import { FRAME_SIZE_LIMITS } from '../../../domain/frame-size.js';
+import { errorReasonSchema, progressSchema, fieldError, httpUrlField, jobStatusSchema, timestampSchema, uuidSchema } from '../../schemas/common.js';
 
 /** One side of `dimension`: an even whole number of pixels within {@link FRAME_SIZE_LIMITS}. */
 const frameSide = (name: 'width' | 'height') => {
@@ -65,3 +65,8 @@ export const avatarVideoSchema = z
 
 export type AvatarVideoCreatedView = z.infer<typeof avatarVideoCreatedSchema>;
 export type AvatarVideoView = z.infer<typeof avatarVideoSchema>;
+
+/** Webhook event of an avatar video job: `data` is the job as GET /v2/2davatar/{id} answers it. */
+export const webhookAvatarVideoEventSchema = z
+  .object({ type: z.enum(['avatarVideo.completed', 'avatarVideo.error']), data: avatarVideoSchema })
+  .meta({ id: 'AvatarVideoWebhookEvent' });
