@@ -48,7 +48,7 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
       validation_failed: `body or query does not match the schema (\`details\` names each field; unknown fields are rejected); also a JSON body whose arrays and objects nest deeper than ${MAX_JSON_DEPTH} levels (\`MAX_JSON_DEPTH\`; the detail names \`body\`)`,
       invalid_json: 'body is not JSON',
       unknown_avatar: "`avatarId` is not in the catalogue (or is another key's photo avatar)",
-      webhooks_disabled: '`webhookUrl` given, but the service has no `webhooks.secret` (a secret with your own job store and no `backends.webhookOutbox` fails start-up)',
+      webhooks_disabled: '`webhookUrl` given, but the service has no `webhooks.secret` (a secret with your own job store and no `backends.webhookOutbox` fails start-up), or the job kind sends none (a `jobKinds` kind without `api.webhook`)',
       invalid_idempotency_key: '`Idempotency-Key` is not 1–255 printable ASCII characters, or is sent twice',
       no_face: '`POST /v2/avatar`: no face was found in the photo',
       face_too_small: `\`POST /v2/avatar\`: the largest face's box (brows to chin) is under ${MIN_FACE_HEIGHT_PX} px high and its landmarks are not sure: the built-in detector looks at such a face again, upscaled, and the two looks place its points more than ${MAX_LANDMARK_SPREAD * 100} % of the eye distance apart (or do not find it again); the message gives the face's size and asks for a face at least ${MIN_FACE_HEIGHT_PX} px high`,

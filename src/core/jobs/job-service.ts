@@ -64,7 +64,10 @@ export class JobService {
   /** The job's `webhook` field for a creation body's `webhookUrl`, checked (400 when it cannot be accepted). */
   private async webhookOf(url: string | undefined, sendsWebhooks: boolean, context: CreationContext | undefined): Promise<{ webhook?: JobWebhook }> {
     if (url === undefined) return {};
-    if (!sendsWebhooks || !this.extras.checkWebhookUrl || !context) {
+    if (!sendsWebhooks) {
+      throw ApiError.badRequest('webhooks_disabled', 'jobs of this kind send no webhooks', [{ field: 'body.webhookUrl', message: 'this kind of job sends no webhooks' }]);
+    }
+    if (!this.extras.checkWebhookUrl || !context) {
       throw ApiError.badRequest('webhooks_disabled', 'this service does not send webhooks', [{ field: 'body.webhookUrl', message: 'webhooks are off on this service' }]);
     }
     await this.extras.checkWebhookUrl(url);
