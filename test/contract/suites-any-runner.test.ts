@@ -8,9 +8,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, it as nodeIt } from 'node:test';
-import { FsBlobStore, MemoryJobQueue, MemoryJobStore } from '../../src/index.js';
+import { FsBlobStore, MemoryIdempotencyStore, MemoryJobQueue, MemoryJobStore } from '../../src/index.js';
 import { silentLogger } from '../../src/domain/logger.js';
-import { adapterSuite, blobStoreSuite, jobStoreSuite, queueSuite, type SuiteRunner } from '../../src/testing/index.js';
+import { adapterSuite, blobStoreSuite, idempotencyStoreSuite, jobStoreSuite, queueSuite, webhookOutboxSuite, type SuiteRunner } from '../../src/testing/index.js';
 import { BINARIES } from '../helpers/media.js';
 import { mountExpress } from '../helpers/adapter-hosts.js';
 
@@ -44,7 +44,7 @@ function bareRunner(): SuiteRunner & { run(): Promise<{ passed: string[]; failed
 const dirs: string[] = [];
 after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
-nodeIt('runs the BlobStore, JobStore and adapter suites under a runner that has only describe and it', { timeout: 120_000 }, async () => {
+nodeIt('runs the BlobStore, JobStore, WebhookOutbox, IdempotencyStore, queue and adapter suites under a runner that has only describe and it', { timeout: 120_000 }, async () => {
   const runner = bareRunner();
   const { describe, it } = runner;
   blobStoreSuite('FsBlobStore', {
@@ -57,6 +57,15 @@ nodeIt('runs the BlobStore, JobStore and adapter suites under a runner that has 
     },
   });
   jobStoreSuite('MemoryJobStore', { describe, it, create: async (settings) => new MemoryJobStore(settings) });
+  webhookOutboxSuite('MemoryJobStore.outbox', {
+    describe,
+    it,
+    create: async ({ now }) => {
+      const store = new MemoryJobStore({ now });
+      return { store, outbox: store.outbox };
+    },
+  });
+  idempotencyStoreSuite('MemoryIdempotencyStore', { describe, it, create: async () => new MemoryIdempotencyStore() });
   queueSuite('MemoryJobQueue', { describe, it, create: (limits) => new MemoryJobQueue(limits, silentLogger) });
   adapterSuite('Express', {
     describe,
@@ -66,5 +75,5 @@ nodeIt('runs the BlobStore, JobStore and adapter suites under a runner that has 
   });
   const { passed, failed } = await runner.run();
   assert.deepEqual(failed, []);
-  assert.equal(passed.length, 9 + 19 + 7 + 12, passed.join('\n'));
+  assert.equal(passed.length, 9 + 17 + 5 + 4 + 7 + 12, passed.join('\n'));
 });
