@@ -5,8 +5,13 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/g;
 
+/** `String.prototype.isWellFormed` (Node 20; not in the ES2022 lib this package compiles against). */
+const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean }).isWellFormed;
+
 /** `text` with every lone surrogate replaced by U+FFFD, so that it encodes to UTF-8 (and URLs) without error. */
 export function wellFormed(text: string): string {
+  // The check first: names are nearly always well-formed, and the replacing pattern (with a look-behind) is slow.
+  if (isWellFormed?.call(text)) return text;
   return text.replace(LONE_SURROGATE, '\uFFFD');
 }
 

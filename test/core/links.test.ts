@@ -63,6 +63,13 @@ describe('LinkBuilder', () => {
     assert.notEqual(links.to(blob, 'a.mp4'), first);
   });
 
+  it('writes a lone surrogate of a name as U+FFFD (a name that UTF-8 cannot carry still makes a link)', () => {
+    const { clock, signer, links } = builder();
+    const link = links.to(blob, 'a\uD800b.mp4');
+    assert.match(link, /\/files\/blob-0001\/a%EF%BF%BDb\.mp4\?/);
+    assert.equal(check(signer, link, clock.now).outcome, 'ok');
+  });
+
   it('answers an empty link for no blob', () => {
     assert.equal(builder().links.to(undefined, 'a.mp4'), '');
   });
