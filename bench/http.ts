@@ -1,7 +1,9 @@
 /**
  * HTTP overhead of the middleware: GET /v2/2davatar/:id and GET /v2/2davatar (list of 20 with signed links) on an
  * Express and a Koa server with seeded jobs, each against a bare route of the same framework on the same server
- * returning the same JSON (precomputed), so `ratio` = middleware throughput / bare throughput. Middleware and bare
+ * returning the same JSON (precomputed), so `ratio` = middleware throughput / bare throughput, and `cpuRatio` = the
+ * bare route's CPU per request / the middleware's (the server's own CPU, steadier than throughput on a machine that
+ * other work loads). Middleware and bare
  * runs alternate (which goes first alternates too) over `BENCH_HTTP_ROUNDS` rounds (default 5); the line gives the
  * median ratio and every round's. A `breakdown` line per scenario then says where the CPU of one request goes
  * (V8's sampling profiler, see `lib/cpu-breakdown.ts`), for the middleware and for the bare route.
@@ -127,17 +129,21 @@ export const httpBench: BenchSection = async (settings, emit) => {
       if (sample.status !== 200) throw new Error(`${route.route} answered ${sample.status}: ${await sample.text()}`);
       bare[route.bare] = await sample.json();
     }
-    const load = async (url: string, durationMs: number): Promise<LoadResult> => {
+    /** One load run, with this process's CPU per request (the server's: the load runs in its own process). */
+    const load = async (url: string, durationMs: number): Promise<LoadResult & { cpuMicros: number }> => {
+      const cpu = process.cpuUsage();
       const result = await loader.run({ url, headers, concurrency: settings.concurrency, durationMs, maxRequests: settings.maxRequests });
+      const used = process.cpuUsage(cpu);
       if (result.errors > 0) throw new Error(`${url}: ${result.errors} of ${result.requests} requests failed`);
-      return result;
+      return { ...result, cpuMicros: (used.user + used.system) / Math.max(1, result.requests) };
     };
 
     for (const scenario of scenarios) {
       await load(scenario.url, settings.warmupMs);
       await load(scenario.bareUrl, settings.warmupMs);
     }
-    const measured = new Map(scenarios.map((s) => [s, { middleware: [] as LoadResult[], bare: [] as LoadResult[] }]));
+    type Run = Awaited<ReturnType<typeof load>>;
+    const measured = new Map(scenarios.map((s) => [s, { middleware: [] as Run[], bare: [] as Run[] }]));
     for (let r = 0; r < rounds; r++) {
       for (const scenario of scenarios) {
         const runs = measured.get(scenario)!;
@@ -148,12 +154,17 @@ export const httpBench: BenchSection = async (settings, emit) => {
     for (const scenario of scenarios) {
       const { middleware, bare: baseline } = measured.get(scenario)!;
       const ratios = middleware.map((m, i) => round(m.requestsPerSec / baseline[i]!.requestsPerSec));
+      const cpuRatios = middleware.map((m, i) => round(baseline[i]!.cpuMicros / m.cpuMicros));
       emit({
         bench: 'http',
         framework: scenario.framework,
         route: scenario.route,
         ratio: round(median(ratios)),
         ratios,
+        cpuRatio: round(median(cpuRatios)),
+        cpuRatios,
+        cpuMicrosPerRequest: round(median(middleware.map((m) => m.cpuMicros)), 1),
+        baselineCpuMicrosPerRequest: round(median(baseline.map((m) => m.cpuMicros)), 1),
         requestsPerSec: median(middleware.map((m) => m.requestsPerSec)),
         baselineRequestsPerSec: median(baseline.map((m) => m.requestsPerSec)),
         p50Ms: median(middleware.map((m) => m.p50Ms)),
