@@ -8,6 +8,7 @@ import {
   MediaProbeError,
   MediaProcessError,
   decodeAudio,
+  decodeAudioAs,
   encodeAudio,
   probeMedia,
   resolveMediaBinaries,
@@ -153,6 +154,32 @@ describe('decodeAudio / encodeAudio', () => {
     );
     assert.ok(error instanceof MediaProcessError, String(error));
     assert.ok(error.stderrTail.length > 0);
+  });
+
+  it('decodeAudioAs: one ffmpeg gives each format exactly what decodeAudio gives for it', async () => {
+    const formats = [
+      { sampleRate: 44100, channels: 2 },
+      { sampleRate: 16000, channels: 2 },
+      { sampleRate: 8000, channels: 1 },
+    ];
+    for (const name of ['tone.mp3', 'clip.mov'] as const) {
+      const together = await Promise.all(decodeAudioAs(fx.path(name), formats, { maxDurationSec: 0.5 }, BINARIES).map(collect));
+      for (const [i, format] of formats.entries()) {
+        const alone = await collect(decodeAudio(fx.path(name), { ...format, maxDurationSec: 0.5 }, BINARIES));
+        assert.ok(alone.length > 0);
+        assert.ok(together[i]!.equals(alone), `${name} at ${format.sampleRate} Hz × ${format.channels}: ${together[i]!.length} vs ${alone.length} bytes`);
+      }
+    }
+  });
+
+  it('decodeAudioAs: every stream errors with ffmpeg\'s failure', async () => {
+    const outcomes = await Promise.allSettled(
+      decodeAudioAs(fx.path('silent-video.mp4'), [{ sampleRate: 8000, channels: 1 }, { sampleRate: 16000, channels: 1 }], {}, BINARIES).map(collect),
+    );
+    for (const outcome of outcomes) {
+      assert.equal(outcome.status, 'rejected');
+      assert.ok(outcome.reason instanceof MediaProcessError, String(outcome.reason));
+    }
   });
 
   it('errors the stream when the ffmpeg binary cannot be started', async () => {

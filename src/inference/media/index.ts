@@ -6,7 +6,7 @@ export { resolveMediaBinaries } from './binaries.js';
 export type { MediaBinaries, MediaBinarySource, ResolveMediaBinariesOptions } from './binaries.js';
 export { classifyContainer } from './container.js';
 export type { ContainerEvidence, MediaContainer } from './container.js';
-export { decodeAudio } from './decode.js';
+export { decodeAudio, decodeAudioAs } from './decode.js';
 export type { DecodeOptions, PcmFormat } from './decode.js';
 export { encodeAudio } from './encode-audio.js';
 export type { EncodeAudioOptions } from './encode-audio.js';

@@ -40,6 +40,8 @@ export interface SpawnMediaOptions {
   stdin?: boolean;
   /** Text replaced by `<input>` in error messages (e.g. a server-side path). */
   redact?: string;
+  /** Pipes to open past stderr, as fds 3, 4, … (`child.stdio[3]`, …), for a process writing several outputs. */
+  extraOutputs?: number;
 }
 
 const STDERR_TAIL_CHARS = 4000;
@@ -47,7 +49,8 @@ const STDERR_TAIL_CHARS = 4000;
 /** Spawns ffmpeg/ffprobe with stdout piped and a bounded tail of stderr kept for error messages. */
 export function spawnMedia(tool: MediaTool, binary: string, args: string[], options: SpawnMediaOptions = {}): MediaProcess {
   const child = spawn(binary, args, {
-    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
+    // stdout, stderr, then one more pipe per extra output (fds 3, 4, …: ffmpeg writes them as `pipe:3`, …).
+    stdio: [options.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe', ...Array.from({ length: options.extraOutputs ?? 0 }, () => 'pipe' as const)],
     signal: options.signal,
     timeout: options.timeoutMs,
     killSignal: 'SIGKILL',

@@ -3,7 +3,8 @@
  * training/separation/README.md):
  *
  * 1. probe the input; no audio stream → Error (the job ends in `error` with that message);
- * 2. decode it twice, streaming: at 16 kHz (model rate) and at its own rate, both with its own channel count;
+ * 2. decode it once, streaming, into two PCM streams (one ffmpeg): at its own rate and at 16 kHz (model rate), both
+ *    with its own channel count, read as they come;
  * 3. at 16 kHz: the model's masks from the downmix's STFT magnitudes, in chunks with context;
  * 4. at the input's rate: STFT per channel, the masks mapped onto its frames and bins (above 8 kHz a per-frame gain
  *    from the model's 4–8 kHz mask), masked iSTFT per channel = speech estimate over the whole band
@@ -13,11 +14,12 @@
  *
  * Memory is bounded (one model chunk and stream buffers) whatever the input length.
  */
+import { endianness } from 'node:os';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { Logger } from '../../domain/logger.js';
 import type { JobProgress } from '../../domain/job.js';
 import type { SeparationInput } from '../../domain/engines.js';
-import { decodeAudio, encodeAudio, probeMedia, type MediaBinaries } from '../media/index.js';
+import { decodeAudioAs, encodeAudio, probeMedia, type MediaBinaries } from '../media/index.js';
 import { SeparationModel } from './model.js';
 import { FullBandSeparator } from './fullband.js';
 import { HOP, MODEL_RATE } from './stft.js';
@@ -89,39 +91,44 @@ export async function separateOnThisThread(
     );
   const speechOut = new PassThrough();
   const ambienceOut = new PassThrough();
-  const low = decodeAudio(input.audioPath, { sampleRate: MODEL_RATE, channels, signal: inner, maxDurationSec: measured }, binaries);
-  const native = decodeAudio(input.audioPath, { sampleRate, channels, signal: inner, maxDurationSec: measured }, binaries);
+  const [native, low] = decodeAudioAs(
+    input.audioPath,
+    [
+      { sampleRate, channels },
+      { sampleRate: MODEL_RATE, channels },
+    ],
+    { signal: inner, maxDurationSec: measured },
+    binaries,
+  ) as [Readable, Readable];
   const separator = new FullBandSeparator(model, channels, sampleRate, {
     chunkFrames: Math.round((settings.chunkSeconds * MODEL_RATE) / HOP),
   });
 
   const total = input.durationSec > 0 ? input.durationSec : probe.durationSec;
-  // One loop pulls both decodes: the input at its own rate, and the 16 kHz copy only while the native frames wait
-  // for masks, so neither side runs ahead by more than one model chunk.
+  // ffmpeg writes both streams in step, so both are read as they come: the 16 kHz copy feeds the model (which runs
+  // on each chunk it completes), the native frames wait in the separator for their masks. Neither side can run
+  // ahead of the other by more than a pipe's buffer, so memory stays at about one model chunk.
+  const lowDone = (async (): Promise<void> => {
+    const reader = new FrameReader(channels);
+    for await (const chunk of low as AsyncIterable<Buffer>) {
+      inner.throwIfAborted();
+      await separator.pushLow(reader.read(chunk));
+    }
+    await separator.finishLow();
+  })();
+  let done = 0;
+  let reported = 0;
+  const emit = async (): Promise<void> => {
+    const { speech, ambience } = separator.take();
+    if (speech.length === 0) return;
+    await Promise.all([write(speechOut, speech), write(ambienceOut, ambience)]);
+    done += speech.length / channels / sampleRate;
+    if (done - reported >= 1) {
+      reported = done;
+      hooks.onProgress({ done: Math.min(Math.round(done * 10) / 10, total || done), total: total || done, unit: 'seconds' });
+    }
+  };
   const run = async (): Promise<void> => {
-    const lowIt = (low as AsyncIterable<Buffer>)[Symbol.asyncIterator]();
-    const lowReader = new FrameReader(channels);
-    let lowEnded = false;
-    const pullLow = async (): Promise<void> => {
-      const next = await lowIt.next();
-      if (next.done) {
-        lowEnded = true;
-        await separator.finishLow();
-      } else await separator.pushLow(lowReader.read(next.value));
-    };
-    let done = 0;
-    let reported = 0;
-    const emit = async (): Promise<void> => {
-      while (!lowEnded && separator.needsLow()) await pullLow();
-      const { speech, ambience } = separator.take();
-      if (speech.length === 0) return;
-      await Promise.all([write(speechOut, speech), write(ambienceOut, ambience)]);
-      done += speech.length / channels / sampleRate;
-      if (done - reported >= 1) {
-        reported = done;
-        hooks.onProgress({ done: Math.min(Math.round(done * 10) / 10, total || done), total: total || done, unit: 'seconds' });
-      }
-    };
     const reader = new FrameReader(channels);
     for await (const chunk of native as AsyncIterable<Buffer>) {
       inner.throwIfAborted();
@@ -129,7 +136,7 @@ export async function separateOnThisThread(
       await emit();
     }
     separator.finishNative();
-    while (!lowEnded) await pullLow();
+    await lowDone;
     await emit();
     speechOut.end();
     ambienceOut.end();
@@ -138,6 +145,7 @@ export async function separateOnThisThread(
 
   try {
     await Promise.all([
+      lowDone.catch(fail),
       run().catch(fail),
       encode(speechOut, input.speechPath).catch(fail),
       encode(ambienceOut, input.ambiencePath).catch(fail),
@@ -150,7 +158,14 @@ export async function separateOnThisThread(
   }
 }
 
-/** Turns a byte stream into Float32Arrays of whole sample frames, carrying partial values to the next chunk. */
+/** Whether this machine stores floats little-endian, as ffmpeg's f32le output does (then bytes are read in place). */
+const LITTLE_ENDIAN = endianness() === 'LE';
+
+/**
+ * Turns a byte stream into Float32Arrays of whole sample frames, carrying partial values to the next chunk. On a
+ * little-endian machine a chunk's whole frames are viewed where they are (the chunk is the stream's own, and the
+ * separator copies what it keeps), not copied.
+ */
 class FrameReader {
   private carry = Buffer.alloc(0);
   constructor(private readonly channels: number) {}
@@ -159,9 +174,13 @@ class FrameReader {
     const bytes = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
     const frameBytes = 4 * this.channels;
     const usable = bytes.length - (bytes.length % frameBytes);
+    this.carry = Buffer.from(bytes.subarray(usable));
+    if (LITTLE_ENDIAN) {
+      if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, usable / 4);
+      return new Float32Array(Uint8Array.prototype.slice.call(bytes, 0, usable).buffer);
+    }
     const out = new Float32Array(usable / 4);
     for (let i = 0; i < out.length; i++) out[i] = bytes.readFloatLE(4 * i);
-    this.carry = Buffer.from(bytes.subarray(usable));
     return out;
   }
 }
