@@ -102,8 +102,9 @@ export class FullBandSeparator {
     let end = this.native.synthesised;
     while (end < this.native.analysed && this.ready(end)) end++;
     const { estimate, input } = this.native.synthesise(end, (t) => this.maskAt(t));
-    const ambience = new Float32Array(input.length);
-    for (let i = 0; i < input.length; i++) ambience[i] = input[i] - estimate[i];
+    // `input` is a copy of the stream's samples, made for this call: it becomes the ambience in place.
+    const ambience = input;
+    for (let i = 0; i < ambience.length; i++) ambience[i] -= estimate[i];
     const first = Math.floor(this.native.synthesised * this.frameStep) - 1;
     this.masks.release(first);
     return { speech: estimate, ambience };

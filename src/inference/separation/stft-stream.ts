@@ -30,7 +30,9 @@ export class StftStream {
   private done = 0;
   private readonly pending: Float32Array;
   private readonly frameOut: Float32Array;
+  private readonly frameOutB: Float32Array;
   private readonly scratch: Float32Array;
+  private readonly scratchB: Float32Array;
   private total?: number;
   private tailDone = false;
 
@@ -47,7 +49,9 @@ export class StftStream {
     this.bufStart = -this.hop;
     this.pending = new Float32Array(this.hop * channels);
     this.frameOut = new Float32Array(size);
+    this.frameOutB = new Float32Array(size);
     this.scratch = new Float32Array(2 * this.bins);
+    this.scratchB = new Float32Array(2 * this.bins);
   }
 
   /** Frames analysed so far. */
@@ -104,17 +108,17 @@ export class StftStream {
     for (let t = first; t < end; t++) {
       const spec = this.spectrum(t);
       const m = mask(t);
-      for (let c = 0; c < ch; c++) {
-        const base = c * 2 * bins;
-        for (let k = 0; k < bins; k++) {
-          this.scratch[2 * k] = spec[base + 2 * k] * m[k];
-          this.scratch[2 * k + 1] = spec[base + 2 * k + 1] * m[k];
+      // Channels two at a time: one inverse FFT for a pair (see FrameTransform.synthesizePair).
+      for (let c = 0; c < ch; c += 2) {
+        this.masked(spec, c, m, this.scratch);
+        if (c + 1 < ch) {
+          this.masked(spec, c + 1, m, this.scratchB);
+          this.transform.synthesizePair(this.scratch, this.scratchB, this.frameOut, this.frameOutB);
+          this.overlapAdd(this.frameOutB, estimate, o, c + 1);
+        } else {
+          this.transform.synthesize(this.scratch, this.frameOut);
         }
-        this.transform.synthesize(this.scratch, this.frameOut);
-        for (let i = 0; i < hop; i++) {
-          estimate[o + i * ch + c] = this.pending[i * ch + c] + this.frameOut[i];
-          this.pending[i * ch + c] = this.frameOut[hop + i];
-        }
+        this.overlapAdd(this.frameOut, estimate, o, c);
       }
       o += hop * ch;
     }
@@ -130,6 +134,25 @@ export class StftStream {
       return this.withTail(out);
     }
     return out;
+  }
+
+  /** Channel `c`'s spectrum in `spec` times `mask`, into `out`. */
+  private masked(spec: Float32Array, c: number, mask: Float32Array, out: Float32Array): void {
+    const base = c * 2 * this.bins;
+    for (let k = 0; k < this.bins; k++) {
+      out[2 * k] = spec[base + 2 * k] * mask[k];
+      out[2 * k + 1] = spec[base + 2 * k + 1] * mask[k];
+    }
+  }
+
+  /** Adds a synthesised frame of channel `c` to the pending half: its first half completes samples at `o`. */
+  private overlapAdd(frame: Float32Array, estimate: Float32Array, o: number, c: number): void {
+    const ch = this.channels;
+    const { hop, pending } = this;
+    for (let i = 0; i < hop; i++) {
+      estimate[o + i * ch + c] = pending[i * ch + c] + frame[i];
+      pending[i * ch + c] = frame[hop + i];
+    }
   }
 
   /** Marks frames before `end` as used without synthesising them (an analysis-only stream frees them so). */
