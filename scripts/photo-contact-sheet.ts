@@ -18,6 +18,7 @@ import { CanvasLipSyncEngine } from '../src/inference/lipsync/engine.js';
 import { OnnxMouthAnalyzer } from '../src/inference/lipsync/onnx-mouth-analyzer.js';
 import { resolveMediaBinaries } from '../src/inference/media/index.js';
 import { PhotoFrameRenderer, photoDefinition } from '../src/inference/photo/index.js';
+import { wrapText } from './sheet-text.js';
 
 const run = promisify(execFile);
 const FIXTURES = new URL('../test/photo/fixtures/', import.meta.url);
@@ -98,25 +99,10 @@ try {
   ctx.fillStyle = '#fff';
   ctx.font = '15px sans-serif';
   const lines = [`"${said}"`, '', credit, 'Portrait: NASA (public domain), landmarks placed by hand.', 'Close-ups: frames spread over the sentence, with the', "mouth track's open / closed parameters."];
-  const words = lines.flatMap((line) => wrap(ctx, line, 490));
+  const words = lines.flatMap((line) => wrapText(ctx, line, 490));
   words.forEach((line, k) => ctx.fillText(line, 12, 540 + k * 22));
   await writeFile(out, await sheet.encode('png'));
   console.log(`wrote ${out}${videoPath ? ` and ${videoPath}` : ''}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
-}
-
-/** `text` broken into lines no wider than `width` in `ctx`'s font. */
-function wrap(ctx: ReturnType<ReturnType<typeof createCanvas>['getContext']>, text: string, width: number): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(' ')) {
-    const next = line ? `${line} ${word}` : word;
-    if (ctx.measureText(next).width > width && line) {
-      lines.push(line);
-      line = word;
-    } else line = next;
-  }
-  lines.push(line);
-  return lines;
 }

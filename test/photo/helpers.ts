@@ -6,7 +6,8 @@ import type { PhotoFace } from '../../src/domain/avatar/photo.js';
 import type { FaceMesh } from '../../src/inference/photo/face-mesh.js';
 import { moveFace } from '../../src/inference/photo/face-motion.js';
 import type { PhotoFrameRenderer } from '../../src/inference/photo/photo-frame-renderer.js';
-import { RESTING_MOUTH } from '../../src/inference/lipsync/mouth.js';
+import { RESTING_MOUTH, type MouthShape } from '../../src/inference/lipsync/mouth.js';
+import { OnnxMouthAnalyzer } from '../../src/inference/lipsync/onnx-mouth-analyzer.js';
 import { wavFile } from '../../src/testing/wav.js';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url);
@@ -22,14 +23,18 @@ export function astronaut(): PhotoFace {
 /** Luma of RGBA pixel `i` (pixel index). */
 const luma = (p: Uint8Array, i: number) => 0.299 * p[4 * i]! + 0.587 * p[4 * i + 1]! + 0.114 * p[4 * i + 2]!;
 
-/** Mean SSIM of the luma of two RGBA frames over 8×8 windows (step 4), with the usual constants for 8-bit images. */
-export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number): number {
+/**
+ * Mean SSIM of the luma of two RGBA frames over 8×8 windows (step 4), with the usual constants for 8-bit images;
+ * with `region` (`x0, y0, x1, y1`, frame pixels), over the windows inside it only.
+ */
+export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number, region?: readonly [number, number, number, number]): number {
   const C1 = (0.01 * 255) ** 2;
   const C2 = (0.03 * 255) ** 2;
+  const [rx0, ry0, rx1, ry1] = region ?? [0, 0, width, height];
   let total = 0;
   let windows = 0;
-  for (let y = 0; y + 8 <= height; y += 4) {
-    for (let x = 0; x + 8 <= width; x += 4) {
+  for (let y = Math.max(0, Math.round(ry0)); y + 8 <= Math.min(height, ry1); y += 4) {
+    for (let x = Math.max(0, Math.round(rx0)); x + 8 <= Math.min(width, rx1); x += 4) {
       let sa = 0;
       let sb = 0;
       let saa = 0;
@@ -89,6 +94,17 @@ export function mouthRegion(mesh: FaceMesh): [number, number, number, number] {
   return [Math.min(...xs) - m, Math.min(...ys), Math.max(...xs) + m, Math.max(...ys) + m];
 }
 
+/**
+ * The lower face of a face mesh at rest (frame pixels): from under the nose to below the chin, across the jaw from
+ * cheek to cheek (landmarks 4–12): the region the mouth, the lips and the jaw move in.
+ */
+export function lowerFace(mesh: FaceMesh): [number, number, number, number] {
+  const { rest, axes } = mesh;
+  const xs = [4, 5, 6, 7, 8, 9, 10, 11, 12].map((i) => rest[2 * i]!);
+  const m = 0.1 * axes.iod;
+  return [Math.min(...xs), rest[2 * 33 + 1]!, Math.max(...xs), rest[2 * 8 + 1]! + m];
+}
+
 /** Pearson correlation of two equally long series. */
 export function correlation(a: readonly number[], b: readonly number[]): number {
   const n = a.length;
@@ -103,6 +119,12 @@ export function correlation(a: readonly number[], b: readonly number[]): number 
     bb += (b[i]! - mb) ** 2;
   }
   return ab / Math.sqrt(aa * bb || 1);
+}
+
+/** The photo tests' speech (two phrases, a pause between them) in `dir`, and its mouth track at `fps`. */
+export async function newsSpeech(dir: string, fps: number): Promise<{ speech: SpeechWithPause; track: MouthShape[] }> {
+  const speech = speechWithPause(dir, 'Good evening, here is the news.', 'Markets were calm today.');
+  return { speech, track: await new OnnxMouthAnalyzer().analyze(speech.path, fps, undefined, speech.durationSec) };
 }
 
 /** A recording of two spoken phrases with a pause between them, and where the pause lies. */

@@ -86,7 +86,8 @@ describe('photo frame renderer', () => {
     const diff = async (shape: MouthShape) => regionDiff(await speaking(shape), still, SIZE.width, ...region);
     const open = await diff(VISEME_SHAPES.D);
     const pbm = await diff(VISEME_SHAPES.A);
-    assert.ok(open > 4 * pbm && open > 8, `AA moves the mouth (${open.toFixed(2)}) far more than P/B/M (${pbm.toFixed(2)})`);
+    // Closing a smile that shows its teeth hides them, which changes the region too (about a quarter of AA's change).
+    assert.ok(open > 2.5 * pbm && open > 8, `AA moves the mouth (${open.toFixed(2)}) far more than P/B/M (${pbm.toFixed(2)})`);
     assert.ok((await diff(VISEME_SHAPES.F)) > 1, 'rounded lips differ from rest');
     // The astronaut smiles with her teeth showing: P/B/M closes her lips, rest keeps the smile.
     assert.ok(pbm > 0.5, `P/B/M closes the smile (${pbm.toFixed(2)})`);

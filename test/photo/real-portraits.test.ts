@@ -9,42 +9,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { FaceLandmarks } from '../../src/domain/avatar/face-landmarks.js';
-import { MIN_FACE_HEIGHT_PX, type PhotoFace } from '../../src/domain/avatar/photo.js';
-import { detectFaces } from '../../src/inference/face/detect-faces.js';
+import { MIN_FACE_HEIGHT_PX } from '../../src/domain/avatar/photo.js';
 import { RESTING_MOUTH, type MouthShape } from '../../src/inference/lipsync/mouth.js';
 import { VISEME_SHAPES } from '../../src/inference/lipsync/mouth-track.js';
-import { OnnxMouthAnalyzer } from '../../src/inference/lipsync/onnx-mouth-analyzer.js';
 import { photoDefinition, PhotoFrameRenderer } from '../../src/inference/photo/index.js';
 import { regionDiff } from '../avatar/helpers.js';
-import { boxCentre as centre, cropPortrait, dlibPhoto, type DlibFace } from '../helpers/dlib-faces.js';
-import { correlation, headSway, mouthRegion, speechWithPause, ssim, type SpeechWithPause } from './helpers.js';
+import { correlation, headSway, mouthRegion, newsSpeech, ssim, type SpeechWithPause } from './helpers.js';
+import { PORTRAIT_SIZE, PORTRAITS, portraitFace, portraitPath, type Portrait } from './portraits.js';
 
-const SIZE = { width: 512, height: 512 };
+const SIZE = PORTRAIT_SIZE;
 const FPS = 25;
 
-/** A person: the photo and the face's box in it (where dlib's annotations or our detector put it). */
-interface Portrait {
-  what: string;
-  file: string;
-  box: DlibFace['box'];
-}
-
-const PORTRAITS: readonly Portrait[] = [
-  { what: 'darker skin, beard, bald (collage)', file: 'bald_guys.jpg', box: { x: 1459, y: 142, width: 270, height: 270 } },
-  { what: 'head turned a little, smiling with teeth', file: 'Tom_Cruise_avp_2014_4.jpg', box: { x: 91, y: 325, width: 408, height: 408 } },
-  { what: 'glasses', file: '2008_002506.jpg', box: { x: 329, y: 78, width: 109, height: 109 } },
-  { what: 'goatee, dark room', file: '2008_002506.jpg', box: { x: 125, y: 65, width: 90, height: 91 } },
-  { what: 'older, moustache, grey hair', file: '2008_001322.jpg', box: { x: 344, y: 155, width: 90, height: 90 } },
-  { what: 'child, glasses, laughing', file: '2008_001009.jpg', box: { x: 145, y: 79, width: 76, height: 76 } },
-];
-
-/** The crop's face: the detected one nearest the crop's centre (the person it was cut around). */
-function centralFace(faces: readonly FaceLandmarks[]): FaceLandmarks {
-  const mid = SIZE.width / 2;
-  const off = (face: FaceLandmarks) => Math.hypot(centre(face.box)[0] - mid, centre(face.box)[1] - mid);
-  return [...faces].sort((a, b) => off(a) - off(b))[0]!;
-}
+const CASES: readonly Portrait[] = [PORTRAITS.bald, PORTRAITS.smiling, PORTRAITS.glasses, PORTRAITS.goatee, PORTRAITS.moustache, PORTRAITS.child];
 
 describe('photo avatars of real people (libdlib19.1 photos, detected landmarks)', { timeout: 240_000 }, () => {
   let dir: string;
@@ -52,19 +28,15 @@ describe('photo avatars of real people (libdlib19.1 photos, detected landmarks)'
   let track: MouthShape[];
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'real-portraits-'));
-    speech = speechWithPause(dir, 'Good evening, here is the news.', 'Markets were calm today.');
-    track = await new OnnxMouthAnalyzer().analyze(speech.path, FPS, undefined, speech.durationSec);
+    ({ speech, track } = await newsSpeech(dir, FPS));
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  for (const [n, portrait] of PORTRAITS.entries()) {
+  for (const [n, portrait] of CASES.entries()) {
     it(`${portrait.file} (${portrait.what}): keeps the person, moves only the head, speaks and rests`, async () => {
-      const imagePath = await cropPortrait(dlibPhoto(portrait.file), portrait.box, join(dir, `portrait-${n}.jpg`));
-      const { faces } = await detectFaces(imagePath);
-      assert.ok(faces.length >= 1, 'a face is found in the crop');
-      const landmarks = centralFace(faces);
+      const face = await portraitFace(portrait, portraitPath(dir, n));
+      const { landmarks } = face;
       assert.ok(landmarks.box.height >= MIN_FACE_HEIGHT_PX, `the face is large enough to animate: ${landmarks.box.height.toFixed(0)} px`);
-      const face: PhotoFace = { imagePath, landmarks };
       const definition = photoDefinition(face, FPS, SIZE);
       const talking = await PhotoFrameRenderer.create(definition, face);
       const silent = await PhotoFrameRenderer.create(definition, face);

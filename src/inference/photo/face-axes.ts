@@ -53,11 +53,6 @@ export function faceAxes(points: readonly FacePoint[]): FaceAxes {
   };
 }
 
-/** Whether the photo's own mouth is open enough to show (its teeth, say): the lips at least 6 % of its width apart. */
-export function mouthShows(axes: FaceAxes): boolean {
-  return axes.lipGap >= 0.06 * axes.mouthWidth;
-}
-
 /** `p` in the face's axes: (across, down) from the origin, in pixels. */
 export function toFace(axes: FaceAxes, p: Point | FacePoint): Point {
   const x = p[0] - axes.origin[0];

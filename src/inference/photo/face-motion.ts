@@ -31,6 +31,10 @@ export interface MovableMesh {
   head: Uint8Array;
   axes: FaceAxes;
   pivot: Point;
+  /** Points between two others (`[point, from, to]`): each moves as the mean of the two, but closes the lips by its own gap. */
+  between: ReadonlyArray<readonly [number, number, number]>;
+  /** Facing points of the inner lips (upper, lower), landmarks and points between: `closed` brings each pair together. */
+  innerPairs: ReadonlyArray<readonly [number, number]>;
 }
 
 /** The opening of the inner lips for `open` = 1, in mouth widths, beyond the photo's own. */
@@ -48,10 +52,6 @@ const LOWER_LIP_SHARE: ReadonlyArray<readonly [number, number]> = [
 const UPPER_LIP_SHARE: ReadonlyArray<readonly [number, number]> = [
   [49, 0.3], [50, 0.5], [51, 0.5], [52, 0.5], [53, 0.3], [61, 0.8], [62, 1], [63, 0.8],
 ];
-/** Inner lip points facing each other (upper, lower). */
-const INNER_PAIRS: ReadonlyArray<readonly [number, number]> = [
-  [61, 67], [62, 66], [63, 65],
-];
 /** Upper eyelid points and the lower lid point each closes onto (per eye). */
 const LIDS: ReadonlyArray<readonly [number, number]> = [
   [37, 41], [38, 40], [43, 47], [44, 46],
@@ -62,7 +62,7 @@ const LIDS: ReadonlyArray<readonly [number, number]> = [
  * lids are moved in the face's own axes, then the head's points are turned and shifted as one.
  */
 export function moveFace(mesh: MovableMesh, motion: FaceMotion, out: Float64Array): Float64Array {
-  const { rest, count, head, axes, pivot } = mesh;
+  const { rest, count, head, axes, pivot, between, innerPairs } = mesh;
   out.set(rest.subarray(0, count * 2));
   const W = axes.mouthWidth;
   const [ux, uy] = axes.u;
@@ -76,15 +76,7 @@ export function moveFace(mesh: MovableMesh, motion: FaceMotion, out: Float64Arra
   const opening = open * MAX_OPENING * W;
   const upper = -0.18 * opening;
   const lower = 0.82 * opening;
-  // Closing brings each pair of inner lip points together at their midpoint (the photo's own gap, pair by
-  // pair); the outer contours and the jaw follow part of the way.
-  const gap0 = axes.lipGap;
-  for (const [top, bottom] of INNER_PAIRS) {
-    const gap = Math.max(0, (rest[2 * bottom]! - rest[2 * top]!) * vx + (rest[2 * bottom + 1]! - rest[2 * top + 1]!) * vy);
-    push(top, 0, (closed * gap) / 2);
-    push(bottom, 0, (-closed * gap) / 2);
-  }
-  const press = (closed * gap0) / 4;
+  const press = (closed * axes.lipGap) / 4;
   // F/V: the lower lip comes up against the upper teeth.
   const tuck = teeth * 0.45 * opening;
   for (const i of [65, 66, 67]) push(i, 0, -tuck);
@@ -107,6 +99,20 @@ export function moveFace(mesh: MovableMesh, motion: FaceMotion, out: Float64Arra
   for (const i of [49, 50, 51, 52, 53]) push(i, 0, -fuller * (i === 49 || i === 53 ? 0.5 : 1) - 0.03 * W * teeth);
   for (const i of [55, 56, 57, 58, 59]) push(i, 0, fuller * (i === 55 || i === 59 ? 0.5 : 1) - 0.05 * W * teeth);
   for (const i of [61, 62, 63]) push(i, 0, -0.03 * W * teeth);
+  // The points between move with their two points.
+  for (const [k, from, to] of between) {
+    out[2 * k] = rest[2 * k]! + (out[2 * from]! - rest[2 * from]! + out[2 * to]! - rest[2 * to]!) / 2;
+    out[2 * k + 1] = rest[2 * k + 1]! + (out[2 * from + 1]! - rest[2 * from + 1]! + out[2 * to + 1]! - rest[2 * to + 1]!) / 2;
+  }
+  // Closing brings each pair of inner lip points together at their midpoint (the photo's own gap, pair by
+  // pair); the outer contours and the jaw follow part of the way (above).
+  if (closed > 0) {
+    for (const [top, bottom] of innerPairs) {
+      const gap = Math.max(0, (rest[2 * bottom]! - rest[2 * top]!) * vx + (rest[2 * bottom + 1]! - rest[2 * top + 1]!) * vy);
+      push(top, 0, (closed * gap) / 2);
+      push(bottom, 0, (-closed * gap) / 2);
+    }
+  }
   // Blink: each upper lid point closes onto its lower lid point, which rises a little.
   if (motion.blink > 0) {
     const b = motion.blink;

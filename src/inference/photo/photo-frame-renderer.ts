@@ -7,12 +7,15 @@ import { idlePoseFor } from '../avatar/idle-motion.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import { coverCrop } from '../render/background.js';
 import { paintEyelids } from './eyelids.js';
-import { mouthShows } from './face-axes.js';
 import { buildFaceMesh, type FaceMesh } from './face-mesh.js';
 import { moveFace, type FaceMotion } from './face-motion.js';
 import { samplePalette, type FacePalette } from './face-palette.js';
 import { warpMesh } from './mesh-warp.js';
 import { paintMouthInterior } from './mouth-interior.js';
+import { readPhotoMouth, type PhotoMouth } from './photo-mouth.js';
+import { fitInnerLips } from './inner-lips.js';
+import { paintLipSeam } from './lip-seam.js';
+import { toothTest } from './tooth-test.js';
 import { loadCheckedImage } from '../image/load-image.js';
 
 /** Decodes a photo avatar's photo; a file that does not decode fails with `the avatar's photo could not be decoded: …`. */
@@ -41,11 +44,10 @@ const SHIFT_PER_DESIGN_PX = 0.012;
  * silence and a 190-pixel one to 0.92; with it, 0.96 and 0.99 (test/photo/real-portraits.test.ts).
  */
 const MOTION_IOD_SHARE = 0.04;
-/** Consecutive resting frames before the mouth goes back to the photo's own, and frames that takes. */
-const REST_DELAY = 2;
-const REST_FRAMES = 6;
-/** A mouth counts as resting when every parameter is this close to rest. */
+/** A mouth counts as resting (the photo's own) when every parameter is this close to rest. */
 const REST_TOLERANCE = 0.02;
+/** Lip press at which P/B/M closes the photo's lips fully (the track's press is brief and often below 1). */
+const FULL_PRESS = 0.5;
 
 /**
  * Draws the frames of a photo avatar: the photo scaled to cover the frame and centred (as a background
@@ -56,8 +58,9 @@ const REST_TOLERANCE = 0.02;
  * the photo and warps the face's triangles into it. Deterministic: the same frames in order give the same
  * pixels.
  *
- * In silence the mouth is the photo's own (a smile stays a smile); while speaking, `closed` closes the
- * photo's lips and the inside is painted. The mouth goes back to the photo's after a few resting frames.
+ * The photo's own mouth is the mouth at rest: in silence, and in every pause, the frame is the photo (its smile,
+ * its teeth), moved only with the head. Speech opens it further (the inside takes the photo's own teeth where it
+ * shows them, see `paintMouthInterior`), and only P/B/M's lip press closes its lips.
  */
 export class PhotoFrameRenderer {
   readonly width: number;
@@ -68,13 +71,10 @@ export class PhotoFrameRenderer {
   readonly palette: FacePalette;
   private readonly moved: Float64Array;
   private readonly open: Float64Array;
-  private readonly photoMouthShows: boolean;
+  /** The photo's own mouth: its teeth, taken for the open mouth. */
+  readonly photoMouth: PhotoMouth;
   /** The head motion's scale: 1, or less for a face larger than {@link MOTION_IOD_SHARE} allows. */
   private readonly headMotion: number;
-  /** The last frame drawn and how many resting frames led up to it (see {@link restWeight}). */
-  private last = { index: -2, restRun: 0 };
-  /** The last frame's rest weight (1: the photo's own mouth). */
-  private lastRest = 1;
 
   constructor(
     private readonly definition: AvatarDefinition,
@@ -97,9 +97,15 @@ export class PhotoFrameRenderer {
     const fx = image.width / landmarkSize.width;
     const fy = image.height / landmarkSize.height;
     const points = landmarks.map(([x, y]) => [(x * fx - crop.sx) * scale, (y * fy - crop.sy) * scale] as FacePoint);
-    this.mesh = buildFaceMesh(points, this.width, this.height);
-    this.palette = samplePalette(this.base, this.width, this.height, this.mesh.rest, this.mesh.axes);
-    this.photoMouthShows = mouthShows(this.mesh.axes);
+    const { width, height, base } = this;
+    const detected = buildFaceMesh(points, width, height);
+    const lip = samplePalette(base, width, height, detected.rest, detected.axes).lip;
+    // A photo that shows its teeth: its inner lip points go onto the lips' real edge (see fitInnerLips).
+    const teeth = toothTest(base, width, height, detected.rest, lip);
+    const fitted = teeth && fitInnerLips(base, width, height, points, teeth);
+    this.mesh = fitted ? buildFaceMesh(fitted.points, width, height, fitted.between) : detected;
+    this.palette = samplePalette(base, width, height, this.mesh.rest, this.mesh.axes, teeth?.teeth);
+    this.photoMouth = readPhotoMouth(base, width, height, this.mesh.rest, { upper: this.mesh.innerUpper, lower: this.mesh.innerLower }, teeth);
     this.headMotion = Math.min(1, (MOTION_IOD_SHARE * Math.min(this.width, this.height)) / this.mesh.axes.iod);
     this.moved = new Float64Array(this.mesh.count * 2);
     this.open = new Float64Array(this.mesh.count * 2);
@@ -119,14 +125,23 @@ export class PhotoFrameRenderer {
     target.set(base);
     moveFace(mesh, motion, this.moved);
     warpMesh(base, target, width, height, mesh.triangles, mesh.rest, this.moved);
-    paintMouthInterior(target, width, height, {
-      points: this.moved,
-      mouthWidth: mesh.axes.mouthWidth,
-      palette: this.palette,
-      teeth: motion.teeth,
-      // A photo whose mouth shows its teeth keeps them at rest; the painted inside fades in as speech starts.
-      alpha: this.photoMouthShows ? 1 - this.lastRest : 1,
-    });
+    // At rest the warp already holds the photo's own inside; an opening or closing mouth gets its inside drawn.
+    if (motion.open > 0 || motion.closed > 0 || motion.teeth > 0) {
+      paintMouthInterior(target, width, height, {
+        points: this.moved,
+        mouthWidth: mesh.axes.mouthWidth,
+        palette: this.palette,
+        teeth: motion.teeth,
+        alpha: 1,
+        upper: mesh.innerUpper,
+        lower: mesh.innerLower,
+        photo: this.photoMouth,
+      });
+    }
+    const { test } = this.photoMouth;
+    if (test && motion.closed > 0) {
+      paintLipSeam(target, width, height, { points: this.moved, upper: mesh.innerUpper, lower: mesh.innerLower, mouthWidth: mesh.axes.mouthWidth, closed: motion.closed, test, lip: this.palette.lip });
+    }
     if (motion.blink >= 0.05) {
       moveFace(mesh, { ...motion, blink: 0 }, this.open);
       paintEyelids(target, width, height, this.open, this.moved, this.palette.lids, motion.blink, mesh.axes.iod);
@@ -143,14 +158,12 @@ export class PhotoFrameRenderer {
   /** The face's motion in frame `frameIndex`: the idle pose's blink and head motion, and the mouth. */
   motionAt(frameIndex: number, mouth: MouthShape): FaceMotion {
     const pose = idlePoseFor(this.definition, frameIndex, this.options.loopFrames);
-    const rest = this.restWeight(frameIndex, mouth);
-    this.lastRest = rest;
     const shift = SHIFT_PER_DESIGN_PX * this.mesh.axes.iod * this.headMotion;
     return {
       open: mouth.open,
       width: mouth.width,
       round: mouth.round,
-      closed: mouth.closed * (1 - rest),
+      closed: lipClosure(mouth),
       teeth: mouth.teeth,
       blink: pose.blink,
       rotation: pose.headTilt * TILT_SHARE * this.headMotion,
@@ -158,22 +171,25 @@ export class PhotoFrameRenderer {
       shiftY: pose.headY * shift,
     };
   }
+}
 
-  /**
-   * How far the mouth is back to the photo's own: 1 from the first frame while it rests and after a few
-   * resting frames, 0 while speaking. Frames are expected in order (as a video draws them); a frame out of
-   * order starts the count again from it, so the same sequence always gives the same weights.
-   */
-  private restWeight(frameIndex: number, mouth: MouthShape): number {
-    const resting =
-      mouth.open < REST_TOLERANCE &&
-      mouth.width < REST_TOLERANCE &&
-      mouth.round < REST_TOLERANCE &&
-      mouth.teeth < REST_TOLERANCE &&
-      mouth.closed > 1 - REST_TOLERANCE;
-    const follows = frameIndex === this.last.index + 1;
-    const run = resting ? (follows ? this.last.restRun + 1 : REST_DELAY + REST_FRAMES) : 0;
-    this.last = { index: frameIndex, restRun: run };
-    return Math.min(1, Math.max(0, (run - REST_DELAY) / REST_FRAMES));
-  }
+/**
+ * How far `mouth` closes the photo's own lips (0: as photographed, 1: pressed together). The resting mouth's
+ * `closed` (relaxed lips, silence) is the photo's mouth as it is; only P/B/M's `press` closes it. A track without
+ * `press` (an analyzer written before it) closes the lips wherever the mouth is not at rest.
+ */
+export function lipClosure(mouth: MouthShape): number {
+  const press = mouth.press ?? (isResting(mouth) ? 0 : 1);
+  return mouth.closed * Math.min(1, press / FULL_PRESS);
+}
+
+/** Whether every parameter of `mouth` is at rest (within {@link REST_TOLERANCE}). */
+function isResting(mouth: MouthShape): boolean {
+  return (
+    mouth.open < REST_TOLERANCE &&
+    mouth.width < REST_TOLERANCE &&
+    mouth.round < REST_TOLERANCE &&
+    mouth.teeth < REST_TOLERANCE &&
+    mouth.closed > 1 - REST_TOLERANCE
+  );
 }
