@@ -8,6 +8,7 @@ import { eventLoopBench } from './event-loop.js';
 import { httpBench } from './http.js';
 import { lipSyncBench } from './lipsync.js';
 import { photoDetectBench } from './photo-detect.js';
+import { photoMouthBench } from './photo-mouth.js';
 import { photoPrepareBench } from './photo-prepare.js';
 import { photoRenderBench } from './photo-render.js';
 import { runSeparationBench } from './separation.js';
@@ -21,10 +22,15 @@ const SECTIONS: Record<string, BenchSection> = {
   // Redis round trips of one running job per second (heartbeat, progress, end-of-job notice, queue lock).
   'running-job-redis': async (_settings, emit) => emit(await measureRunningJobRedis()),
   lipsync: lipSyncBench,
-  // Photo avatars: each part in turn: face detection alone, the whole preparation through HTTP, the renderer.
+  // Photo avatars: each part in turn: face detection alone, the whole preparation through HTTP, the renderer (its
+  // speed, identity and lips, then its mouths on real portraits).
   photo: async (settings, emit) => {
-    for (const part of [photoDetectBench, photoPrepareBench, photoRenderBench]) await part(settings, emit);
+    for (const part of [photoDetectBench, photoPrepareBench, photoRenderBench, photoMouthBench]) await part(settings, emit);
   },
+  'photo-render': async (settings, emit) => {
+    for (const part of [photoRenderBench, photoMouthBench]) await part(settings, emit);
+  },
+  'photo-mouth': photoMouthBench,
   separation: async (_settings, emit) => {
     for (const row of await runSeparationBench()) emit({ bench: 'separation', ...row });
   },

@@ -16,14 +16,13 @@ import { VISEME_SHAPES } from '../src/inference/lipsync/mouth-track.js';
 import { VISEMES } from '../src/inference/lipsync/viseme-model.js';
 import { PhotoFrameRenderer, photoDefinition } from '../src/inference/photo/index.js';
 import { astronaut } from '../test/photo/helpers.js';
-import { PORTRAIT_SIZE as SIZE, PORTRAITS, portraitFace, portraitPath, uploadedFace } from '../test/photo/portraits.js';
+import { HOPPER, PORTRAIT_SIZE as SIZE, PORTRAITS, portraitFace, portraitPath, uploadedFace } from '../test/photo/portraits.js';
 import { wrapText } from './sheet-text.js';
 
 const TILE = 150;
 const LABEL = 150;
 const out = process.argv[2] ?? 'docs/photo-avatar-visemes.png';
 const zoom = Number(process.argv[3] ?? 2.4);
-const HOPPER = new URL('../test/fixtures/faces/grace_hopper.jpg', import.meta.url).pathname;
 
 /** The rows: what each shows, where it comes from, and its face. */
 const ROWS: ReadonlyArray<{ what: string; from: string; face: (dir: string, n: number) => Promise<PhotoFace> }> = [

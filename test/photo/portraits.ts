@@ -27,6 +27,9 @@ export const PORTRAITS = {
   closedDim: { what: 'mouth closed, dim, blurred', file: '2009_004587.jpg', box: { x: 154, y: 46, width: 75, height: 76 } },
 } as const satisfies Record<string, Portrait>;
 
+/** Grace Hopper's portrait (test/fixtures/faces: US Navy, public domain), to upload as it is. */
+export const HOPPER = new URL('../fixtures/faces/grace_hopper.jpg', import.meta.url).pathname;
+
 /** The detected face nearest the crop's centre (the person it was cut around). */
 export function centralFace(faces: readonly FaceLandmarks[]): FaceLandmarks {
   const mid = PORTRAIT_SIZE.width / 2;

@@ -117,6 +117,6 @@ export function samplePalette(pixels: Uint8Array, width: number, height: number,
     grain: grainAround(pixels, width, height, cheeks, 0.1 * iod),
     teeth: teeth ?? naturalTeeth(skin),
     cavity: [lip[0] * 0.22 + 12, lip[1] * 0.12 + 4, lip[2] * 0.12 + 5],
-    tongue: [Math.min(255, lip[0] * 0.92 + 20), lip[1] * 0.62, lip[2] * 0.66],
+    tongue: [Math.min(255, lip[0] * 0.85 + 15), lip[1] * 0.6, lip[2] * 0.62],
   };
 }

@@ -87,8 +87,9 @@ export function paintMouthInterior(pixels: Uint8Array, width: number, height: nu
       // The tongue, low in the mouth, its top in shadow.
       const tongue = 1 - ((a - middle) / tongueRx) ** 2 - ((b - tongueCentre) / tongueRy) ** 2;
       if (tongue > 0 && tongueRy > 0.5) {
-        const mix = unit(tongue * tongueRy) * (1 - corner);
-        const shade = 0.45 + 0.4 * unit((b - tongueTop) / (tongueRy * 0.8));
+        // Soft-edged and in the mouth's shade: a dim shape behind the lower teeth, not a painted disc.
+        const mix = 0.75 * unit((tongue * tongueRy) / 2) * (1 - corner);
+        const shade = 0.35 + 0.35 * unit((b - tongueTop) / (tongueRy * 0.8));
         const [gr, gg, gb] = palette.tongue;
         r += (gr * shade - r) * mix;
         g += (gg * shade - g) * mix;
