@@ -198,4 +198,33 @@ describe('who closes what', () => {
       await hostKeys.close();
     }
   });
+
+  it('a start-up that fails closes what it made so far', async () => {
+    const namespace = `test-ports-${randomUUID()}`;
+    const instance = createVirtualAnchor({
+      apiKeys: ['k'],
+      logger: false,
+      dataDir: dir,
+      ...BINARIES,
+      redis: SHARED_REDIS_URL,
+      redisNamespace: namespace,
+      queue: 'memory',
+      backends: { avatarRenderer: new FakeAvatarRenderer() },
+    });
+    // A host backend that fails when first used, after the job store the instance makes was made.
+    instance.container.register(TOKENS.JobEvents, {
+      useFactory: (c) => {
+        c.resolve(TOKENS.JobStore);
+        throw new Error('no job events (test)');
+      },
+    });
+    try {
+      await assert.rejects(instance.ready(), /no job events \(test\)/);
+      const made = instance.container.resolve<JobStore>(TOKENS.JobStore);
+      assert.ok(made instanceof RedisJobStore, 'the job store was made before the failure');
+      await assert.rejects(made.get('no-such-job'), /closed/, 'and closed when start-up failed');
+    } finally {
+      await instance.close();
+    }
+  });
 });

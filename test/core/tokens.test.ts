@@ -35,6 +35,8 @@ describe('TOKENS of the instance container', () => {
       logger,
       dataDir,
       avatars: { builtIn: true },
+      // Webhooks on, so the outbox is used too.
+      webhooks: { secret: `whsec_${Buffer.alloc(24, 3).toString('base64')}` },
       ...BINARIES,
       backends: { lipSync, separation, avatarRenderer, faceDetector, photoRenderer },
     });

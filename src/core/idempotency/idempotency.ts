@@ -5,6 +5,9 @@ import { ApiError } from '../errors.js';
 import type { HeaderMap, CoreResponse } from '../http/types.js';
 import { json } from '../http/types.js';
 import type { Logger } from '../../domain/logger.js';
+import { inject, injectable } from '../injection.js';
+import { TOKENS } from '../tokens.js';
+import { SERVICES } from '../service-tokens.js';
 
 /** The request header. */
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
@@ -51,11 +54,12 @@ export function requestFingerprint(route: string, ...parts: string[]): string {
  * fails (any 4xx or 5xx, or a throw) frees the key, so a corrected retry runs afresh: only successes are replayed.
  * Keys are scoped per API key (the owner is part of the stored key).
  */
+@injectable()
 export class Idempotency {
   constructor(
-    private readonly store: IdempotencyStore,
-    private readonly settings: IdempotencySettings,
-    private readonly logger: Logger,
+    @inject(TOKENS.IdempotencyStore) private readonly store: IdempotencyStore,
+    @inject(SERVICES.IdempotencySettings) private readonly settings: IdempotencySettings,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   /**

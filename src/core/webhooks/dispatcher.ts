@@ -10,6 +10,9 @@ import { webhookEvent, webhookId } from './event.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import { postWebhook } from './post-webhook.js';
 import { signWebhook } from './signature.js';
+import { inject, injectable } from '../injection.js';
+import { TOKENS } from '../tokens.js';
+import { SERVICES } from '../service-tokens.js';
 
 /** Settings of a {@link WebhookDispatcher}. */
 export interface WebhookDispatcherSettings {
@@ -74,6 +77,7 @@ interface Lane {
  * other destinations at once; each attempt that ends starts the next one that may go, for the key with the
  * fewest attempts in flight. Deliveries are claimed while this process holds fewer than `maxHeld`.
  */
+@injectable()
 export class WebhookDispatcher {
   private timer?: NodeJS.Timeout;
   private pass?: Promise<void>;
@@ -88,12 +92,12 @@ export class WebhookDispatcher {
   private held = 0;
 
   constructor(
-    private readonly store: JobStore,
-    private readonly outbox: WebhookOutbox,
-    private readonly links: (baseUrl: string) => LinkBuilder,
-    private readonly metrics: MetricsRecorder,
-    private readonly logger: Logger,
-    private readonly settings: WebhookDispatcherSettings,
+    @inject(SERVICES.JobStore) private readonly store: JobStore,
+    @inject(TOKENS.WebhookOutbox) private readonly outbox: WebhookOutbox,
+    @inject(SERVICES.LinkFactory) private readonly links: (baseUrl: string) => LinkBuilder,
+    @inject(TOKENS.Metrics) private readonly metrics: MetricsRecorder,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
+    @inject(SERVICES.WebhookSettings) private readonly settings: WebhookDispatcherSettings,
   ) {}
 
   /** Starts polling. */
