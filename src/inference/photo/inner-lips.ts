@@ -7,10 +7,10 @@ import { luma, saturation, type ToothTest } from './tooth-test.js';
 const OUTER_UPPER = [48, 49, 50, 51, 52, 53, 54] as const;
 const OUTER_LOWER = [48, 59, 58, 57, 56, 55, 54] as const;
 /**
- * A point moves towards the outer lip by at most this share of the lip's thickness (the lip keeps the rest, and the
- * shine on a lower lip, pale as a tooth, lies further out)…
+ * A point moves towards the outer lip by at most this share of the lip's thickness (a broad smile's lower lip is thin
+ * at the sides, the teeth reaching close to its outer edge)…
  */
-const MAX_INTO_LIP = 0.45;
+const MAX_INTO_LIP = 0.85;
 /** …and into the mouth by at most this share of the gap to the facing lip (not across an open mouth to the other teeth). */
 const MAX_INTO_MOUTH = 0.25;
 /** A corner (60, 64) moves out towards the lips' outer corner (48, 54) by at most this share of the way. */
@@ -66,15 +66,28 @@ export function fitInnerLips(pixels: Uint8Array, width: number, height: number, 
   const outerUpper = frame.curve(flat, OUTER_UPPER);
   const outerLower = frame.curve(flat, OUTER_LOWER);
   const toothAt = (a: number, b: number) => toothNear(frame.ox + a * frame.ux - b * frame.uy, frame.oy + a * frame.uy + b * frame.ux, frame.ux, frame.uy);
+  // A dark gap between two teeth, crossed on the way out, is at most this long.
+  const gapTolerance = Math.max(1, 0.015 * Math.hypot(flat[108]! - flat[96]!, flat[109]! - flat[97]!));
   /** The lip's edge at `a`, scanning from the contour's `b` (`into` +1: the upper lip, into the mouth is down). */
   const fit = (a: number, into: 1 | -1): number => {
     const b = into > 0 ? upper.at(a) : lower.at(a);
     const lip = Math.abs(b - (into > 0 ? outerUpper.at(a) : outerLower.at(a)));
     const gap = Math.max(0, lower.at(a) - upper.at(a));
     const at = (t: number) => toothAt(a, b + into * t);
-    // From the lip's side into the mouth: where the teeth begin (two steps of teeth in a row), or stay.
-    for (let t = -MAX_INTO_LIP * lip; t <= MAX_INTO_MOUTH * gap; t += STEP) if (at(t) && at(t + STEP)) return b + into * t;
-    return b;
+    // The teeth nearest the contour (on it, or a little into the mouth: two steps of teeth in a row)…
+    let start: number | undefined;
+    for (let t = 0; t <= MAX_INTO_MOUTH * gap && start === undefined; t += STEP) if (at(t) && at(t + STEP)) start = t;
+    if (start === undefined) return b;
+    // …then out towards the lip while they go on (over a dark gap between two teeth), to the lip's edge.
+    let edge = start;
+    let missed = 0;
+    for (let t = start - STEP; t >= -MAX_INTO_LIP * lip && missed <= gapTolerance; t -= STEP) {
+      if (at(t)) {
+        edge = t;
+        missed = 0;
+      } else missed += STEP;
+    }
+    return b + into * edge;
   };
   const toImage = (a: number, b: number): FacePoint => [frame.ox + a * frame.ux - b * frame.uy, frame.oy + a * frame.uy + b * frame.ux];
   const alongOf = (i: number) => frame.along(flat[2 * i]!, flat[2 * i + 1]!);
