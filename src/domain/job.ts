@@ -84,6 +84,12 @@ export interface JobBase {
   scratchBlobs?: string[];
   /** Where the final state is announced (the creation's `webhookUrl`), with the base URL of links in the payload. */
   webhook?: JobWebhook;
+  /**
+   * Kept until deleted: the record does not expire when the job ends, for a job whose record is the state of a
+   * resource that lives until its owner deletes it (an avatar's preparation; `JobStore.delete` removes it). Its
+   * final state queues no webhook: kinds with kept records send none.
+   */
+  kept?: boolean;
 }
 
 /** The webhook of a job: the store queues one delivery to `url` when the job first reaches a final state. */

@@ -32,6 +32,7 @@ export abstract class CasJobStore implements JobStore {
   abstract create(job: Job): Promise<void>;
   abstract list(query: ListQuery): Promise<ListResult<Job>>;
   abstract uidsByStatus(status: JobStatus, kind?: JobKind): Promise<string[]>;
+  abstract delete(uid: string): Promise<boolean>;
   abstract close(): Promise<void>;
 
   /** {@inheritDoc JobStore.get} */

@@ -46,9 +46,15 @@ export interface JobStore {
   /**
    * Deletes the records whose retention after their final state (`completed`/`error`) has passed,
    * with every index entry of theirs; returns how many (optional: a store without it keeps records).
+   * A `kept` record never expires.
    * Listings and totals never show such a record, even before this ran.
    */
   deleteExpired?(): Promise<number>;
+  /**
+   * Deletes the record with every index entry of it, whatever its status; false when it was missing. For records
+   * that do not expire (`kept`: an avatar's preparation, deleted with the avatar).
+   */
+  delete(uid: string): Promise<boolean>;
   /** Releases connections. */
   close(): Promise<void>;
 }

@@ -147,14 +147,24 @@ export class MemoryJobStore extends CasJobStore {
         this.#statusSet(next.status).add(uid);
         entry.status = next.status;
       }
-      if (isFinal(next.status) && !this.#expiry.has(uid)) {
-        // First final state: queue the webhook in the same step, so no crash can lose it.
+      // First final state: queue the webhook in the same step, so no crash can lose it, and schedule the record's
+      // expiry (a kept record has neither: it is deleted with what it belongs to, as in Redis).
+      if (isFinal(next.status) && !isFinal(current.status) && !next.kept) {
         if (next.webhook) this.outbox.add(uid, this.#clock().getTime());
         const at = this.#clock().getTime() + this.#retentionMs;
         this.#expiry.set(uid, at);
         this.#nextExpiryMs = Math.min(this.#nextExpiryMs, at);
       }
       return next;
+    });
+  }
+
+  /** {@inheritDoc JobStore.delete} */
+  async delete(uid: string): Promise<boolean> {
+    return this.#mutex.run(uid, async () => {
+      if (!this.#entries.has(uid)) return false;
+      await this.#delete(uid);
+      return true;
     });
   }
 

@@ -14,12 +14,15 @@
  *
  * Returns the number of records deleted.
  */
-export const EXPIRE_SCRIPT = `
-local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
-local prefix = ARGV[2]
-for _, member in ipairs(members) do
+/**
+ * Lua: deletes the record of an expiry member (JSON `[kind, owner, uid]`) with every index entry of it and its
+ * member of the expiry set KEYS[1]; ARGV[2] is the key prefix, ARGV[4 ..] every job status.
+ */
+const DELETE_RECORD = `
+local function delete_record(member)
   local entry = cjson.decode(member)
   local kind, owner, uid = entry[1], entry[2], entry[3]
+  local prefix = ARGV[2]
   redis.call('UNLINK', prefix .. 'job:' .. uid)
   redis.call('ZREM', prefix .. 'list:' .. kind .. ':*:' .. owner, uid)
   for i = 4, #ARGV do
@@ -30,5 +33,29 @@ for _, member in ipairs(members) do
   end
   redis.call('ZREM', KEYS[1], member)
 end
+`;
+
+export const EXPIRE_SCRIPT = `${DELETE_RECORD}
+local members = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[3]))
+for _, member in ipairs(members) do delete_record(member) end
 return #members
+`;
+
+/**
+ * The Lua script {@link RedisJobStore.delete} runs: deletes one record with every index entry of it (and its
+ * expiry entry), when the record is still what the caller read. Arguments as {@link EXPIRE_SCRIPT}'s but:
+ *
+ * KEYS[1]      the expiry sorted set
+ * KEYS[2]      the record key
+ * ARGV[1]      the record JSON the caller read
+ * ARGV[3]      the job's expiry member (JSON `[kind, owner, uid]`)
+ *
+ * Returns 1 when deleted, 0 when the record is missing, -1 when it changed since it was read (read again).
+ */
+export const DELETE_SCRIPT = `${DELETE_RECORD}
+local current = redis.call('GET', KEYS[2])
+if not current then return 0 end
+if current ~= ARGV[1] then return -1 end
+delete_record(ARGV[3])
+return 1
 `;

@@ -22,7 +22,7 @@
  * a newer state. The script declares every key it touches, but those keys live in different
  * hash slots: this store targets a single Redis (or Sentinel), not Redis Cluster.
  *
- * When a job reaches a final state the script also puts it in `expiry` and gives its record key a
+ * When a job reaches a final state the script also puts it in `expiry` (unless it is `kept`) and gives its record key a
  * TTL a little longer than the retention (a safety net); {@link RedisJobStore.deleteExpired} (run by
  * the sweeper, and before every listing) deletes expired records with all their index entries in
  * one {@link EXPIRE_SCRIPT}, so listings and totals never show them.
@@ -39,7 +39,7 @@ import { silentLogger, type Logger } from '../domain/logger.js';
 import { CasJobStore } from './cas-job-store.js';
 import { DEFAULT_RECORD_RETENTION_MS, createdAtMs, pageWindow } from './job-record.js';
 import { CAS_SCRIPT } from './redis-cas-script.js';
-import { EXPIRE_SCRIPT } from './redis-expiry-script.js';
+import { DELETE_SCRIPT, EXPIRE_SCRIPT } from './redis-expiry-script.js';
 import { OUTBOX_KEYS, RedisWebhookOutbox } from './redis-webhook-outbox.js';
 import { DEFAULT_REDIS_TIMEOUTS, RedisConnection, type RedisTimeouts } from './redis-connection.js';
 
@@ -144,6 +144,23 @@ export class RedisJobStore extends CasJobStore {
     }
   }
 
+  /** {@inheritDoc JobStore.delete} */
+  async delete(uid: string): Promise<boolean> {
+    for (let attempt = 0; attempt < MAX_CAS_ATTEMPTS; attempt++) {
+      const current = await this.#readRaw(uid);
+      if (!current) return false;
+      const { kind, owner } = current.job;
+      const deleted = await this.#redis.run('a job deletion', (client) =>
+        client.eval(DELETE_SCRIPT, {
+          keys: [this.#key('expiry'), this.#key(`job:${uid}`)],
+          arguments: [current.raw, this.#key(''), JSON.stringify([kind, owner, uid]), ...JOB_STATUSES],
+        }),
+      );
+      if (Number(deleted) !== -1) return Number(deleted) === 1;
+    }
+    throw new Error(`job ${uid}: gave up deleting after ${MAX_CAS_ATTEMPTS} conflicting writes`);
+  }
+
   /** {@inheritDoc JobStore.close} Bounded: a connection that does not close in time is dropped. */
   override async close(): Promise<void> {
     await this.#redis.close();
@@ -179,7 +196,8 @@ export class RedisJobStore extends CasJobStore {
   }
 
   async #cas(job: Job, expected: string, next: Job, leave: string[], join: string[]): Promise<boolean> {
-    const expiresAt = isFinal(next.status) ? String(this.#clock().getTime() + this.#retentionMs) : '';
+    // A kept record never enters the expiry set (nor gets a TTL): it is deleted with what it belongs to.
+    const expiresAt = isFinal(next.status) && !next.kept ? String(this.#clock().getTime() + this.#retentionMs) : '';
     const written = await this.#redis.run('a job write', (client) =>
       client.eval(CAS_SCRIPT, {
         keys: [this.#key(`job:${job.uid}`), this.#key('expiry'), ...leave, ...join],

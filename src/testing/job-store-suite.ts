@@ -46,14 +46,14 @@ const NOW = new Date('2025-06-01T12:00:00.000Z');
  * It checks create/get (scoped to an owner, a second create refused), `transition` as a compare-and-set (one
  * winner of 20 racing transitions, a refused one changes nothing, `updatedAt` from the store's clock), writes guarded
  * on the attempt (one take-over of five wins, the old attempt can neither patch nor complete), `patch`
- * (never undoing a final state), listings (newest first, ties by uid, pages, totals, status filters), `uidsByStatus`
- * and that returned records are copies.
+ * (never undoing a final state), listings (newest first, ties by uid, pages, totals, status filters), `uidsByStatus`,
+ * `delete` and that returned records are copies.
  *
  * The optional parts of the interface are checked only when the store under test has their methods (a store must
  * have all methods of a part or none; that is checked always). List in `expect` the parts your store implements,
  * so that their tests fail rather than pass when a method goes missing:
  * - `recordExpiry` (`deleteExpired`): records go `recordRetentionMs` after their final state, never earlier, with
- *   every index entry, and listings never show them even before a sweep;
+ *   every index entry, and listings never show them even before a sweep; a `kept` record never goes;
  * - `ping`: resolves while the backend answers.
  */
 export function jobStoreSuite(name: string, options: JobStoreSuiteOptions): void {
@@ -312,6 +312,42 @@ export function jobStoreSuite(name: string, options: JobStoreSuiteOptions): void
         assert.equal(await store.deleteExpired!(), 0);
         assert.equal((await store.get(running.uid))?.status, 'ongoing');
         assert.deepEqual(await store.uidsByStatus('ongoing'), [running.uid]);
+      }, () => new Date(clock), 60_000);
+    });
+
+    it('deletes a record with its index entries, whatever its status; false for a missing one', () =>
+      withStore(async (store) => {
+        const [pending, done] = [1, 2].map((s) => makeJob({ owner: 'alice', createdAt: at(s) }));
+        await Promise.all([pending, done].map((job) => store.create(job)));
+        await store.transition(done.uid, ['pending'], 'ongoing');
+        await store.transition(done.uid, ['ongoing'], 'completed');
+        assert.equal(await store.delete(pending.uid), true);
+        assert.equal(await store.delete(done.uid), true);
+        assert.equal(await store.delete(done.uid), false);
+        assert.equal(await store.get(pending.uid), undefined);
+        assert.equal(await store.transition(pending.uid, ['pending'], 'ongoing'), undefined);
+        assert.deepEqual(await store.uidsByStatus('pending'), []);
+        assert.deepEqual(await store.uidsByStatus('completed'), []);
+        const listed = await store.list({ owner: 'alice', kind: 'avatarVideo', page: 1, perPage: 10 });
+        assert.deepEqual({ total: listed.total, items: uids(listed.items) }, { total: 0, items: [] });
+        // The uid is free again.
+        await store.create(pending);
+        assert.equal((await store.get(pending.uid))?.status, 'pending');
+      }));
+
+    it('record expiry (when the store has deleteExpired): never expires a kept record, which delete removes', async () => {
+      let clock = NOW.getTime();
+      await withStore(async (store) => {
+        if (!has(store, 'recordExpiry')) return;
+        const kept = { ...makeJob({ owner: 'alice', createdAt: at(1) }), kept: true };
+        await store.create(kept);
+        await store.transition(kept.uid, ['pending'], 'error', { failure: { code: 'canceled', message: 'test' } });
+        clock += 365 * 24 * 3_600_000;
+        assert.equal(await store.deleteExpired!(), 0);
+        assert.equal((await store.get(kept.uid))?.status, 'error');
+        assert.equal((await store.list({ owner: 'alice', kind: 'avatarVideo', page: 1, perPage: 10 })).total, 1);
+        assert.equal(await store.delete(kept.uid), true);
+        assert.equal((await store.list({ owner: 'alice', kind: 'avatarVideo', page: 1, perPage: 10 })).total, 0);
       }, () => new Date(clock), 60_000);
     });
 

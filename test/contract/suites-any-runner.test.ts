@@ -75,5 +75,5 @@ nodeIt('runs the BlobStore, JobStore, WebhookOutbox, IdempotencyStore, queue and
   });
   const { passed, failed } = await runner.run();
   assert.deepEqual(failed, []);
-  assert.equal(passed.length, 9 + 17 + 5 + 4 + 7 + 12, passed.join('\n'));
+  assert.equal(passed.length, 9 + 19 + 5 + 4 + 7 + 12, passed.join('\n'));
 });

@@ -38,6 +38,7 @@ function recordsOnly(inner = new MemoryJobStore()): JobStore {
     patch: (uid, whileIn, patch, expect) => inner.patch(uid, whileIn, patch, expect),
     list: (query) => inner.list(query),
     uidsByStatus: (status, kind) => inner.uidsByStatus(status, kind),
+    delete: (uid) => inner.delete(uid),
     close: () => inner.close(),
   };
 }

@@ -74,6 +74,10 @@ export class ObservedJobStore implements JobStore {
     return (await this.inner.deleteExpired?.()) ?? 0;
   }
 
+  delete(uid: string): Promise<boolean> {
+    return this.inner.delete(uid);
+  }
+
   close(): Promise<void> {
     return this.inner.close();
   }
