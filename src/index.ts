@@ -105,10 +105,21 @@ export type {
   FaceDetector,
   PhotoAvatarAssetRenderer,
 } from './domain/engines.js';
-export { NotAnImageError, MIN_FACE_HEIGHT_PX, type PhotoFace, type FaceDetection } from './domain/avatar/photo.js';
+export { NotAnImageError, MIN_FACE_HEIGHT_PX, PHOTO_FRAME_SIZE, photoDefinition, type PhotoFace, type FaceDetection } from './domain/avatar/photo.js';
 export { FACE_LANDMARK_COUNT, FACE_PARTS, faceLandmarksSchema, type FaceLandmarks, type FacePoint } from './domain/avatar/face-landmarks.js';
-export { PHOTO_AVATAR_STATUSES, PHOTO_AVATAR_FPS, type PhotoAvatar, type PhotoAvatarAssets, type PhotoAvatarStatus } from './domain/avatar/photo-avatar.js';
-export type { AvatarStore, AvatarOutcome } from './storage/avatar-store.js';
+export {
+  PHOTO_AVATAR_STATUSES,
+  PHOTO_AVATAR_FPS,
+  type PhotoAvatar,
+  type PhotoAvatarAssets,
+  type PhotoAvatarStatus,
+  type PhotoSource,
+} from './domain/avatar/photo-avatar.js';
+export type { OwnedAvatar, OwnedAvatarFields } from './domain/avatar/owned-avatar.js';
+export type { AvatarAssetKind, AvatarSourceFields, AssetOutputs, AssetDrawers } from './core/avatars/asset-kinds/asset-kind.js';
+export type { AvatarSource } from './core/avatars/asset-kinds/registry.js';
+export type { CatalogueSource } from './core/avatars/asset-kinds/catalogue.js';
+export type { AvatarStore } from './storage/avatar-store.js';
 export { MemoryAvatarStore } from './storage/memory-avatar-store.js';
 export { RedisAvatarStore, type RedisAvatarStoreOptions } from './storage/redis-avatar-store.js';
 export type { AvatarDefinition, AvatarDefinitionInput } from './domain/avatar/definition.js';

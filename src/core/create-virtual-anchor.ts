@@ -118,6 +118,9 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     get photoAvatars() {
       return started().photoAvatars;
     },
+    get ownedAvatars() {
+      return started().ownedAvatars;
+    },
     get photoUploads() {
       return started().photoUploads;
     },

@@ -25,7 +25,8 @@ export const SERVICES = {
   Idempotency: Symbol('virtual-anchor.service.Idempotency'),
   IdempotencySettings: Symbol('virtual-anchor.service.IdempotencySettings'),
   PhotoAvatars: Symbol('virtual-anchor.service.PhotoAvatars'),
-  PhotoAvatarSettler: Symbol('virtual-anchor.service.PhotoAvatarSettler'),
+  /** The avatars keys make (`OwnedAvatars`): their records, their preparations, their deletion. */
+  OwnedAvatars: Symbol('virtual-anchor.service.OwnedAvatars'),
   Recovery: Symbol('virtual-anchor.service.Recovery'),
   Sweeper: Symbol('virtual-anchor.service.Sweeper'),
   /** Multipart uploads of `POST /v1/uploads` (`MultipartUploadPort`, `limits.maxUploadBytes`). */

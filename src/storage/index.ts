@@ -17,7 +17,7 @@ export {
   type LeftoverReport,
   type PresignOptions,
 } from './blob-store.js';
-export type { AvatarStore, AvatarOutcome } from './avatar-store.js';
+export type { AvatarStore } from './avatar-store.js';
 export { MemoryAvatarStore } from './memory-avatar-store.js';
 export { RedisAvatarStore, type RedisAvatarStoreOptions } from './redis-avatar-store.js';
 export { createAvatarStore } from './create-avatar-store.js';

@@ -1,7 +1,7 @@
 import { silentLogger, type Logger } from '../domain/logger.js';
 import type { ListResult } from '../domain/job.js';
-import type { PhotoAvatar } from '../domain/avatar/photo-avatar.js';
-import { checkWindow, settled, type AvatarOutcome, type AvatarStore } from './avatar-store.js';
+import type { OwnedAvatar } from '../domain/avatar/owned-avatar.js';
+import { checkWindow, type AvatarStore } from './avatar-store.js';
 import { DEFAULT_REDIS_TIMEOUTS, RedisConnection, type RedisTimeouts } from './redis-connection.js';
 
 /** Options of {@link RedisAvatarStore}. */
@@ -10,37 +10,26 @@ export interface RedisAvatarStoreOptions {
   url?: string;
   /** Prefix of every key (followed by `::`), shared with the job store. Default `virtual-anchor`. */
   namespace?: string;
-  /** Clock of `updatedAt` on settle. */
-  now?: () => Date;
   timeouts?: Partial<RedisTimeouts>;
   logger?: Logger;
 }
 
-/** KEYS: record, owner's list, pending set. ARGV: record JSON, score, uid, '1' when pending. */
+/** KEYS: record, owner's list. ARGV: record JSON, score, uid. */
 const CREATE_SCRIPT = `
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[3])
-if ARGV[4] == '1' then redis.call('SADD', KEYS[3], ARGV[3]) end
 return 1`;
 
-/**
- * KEYS: record, pending set, and for a deletion the owner's list. ARGV: the record JSON the caller read, the new
- * JSON ('' deletes), uid. Writes only when the record is still what the caller read.
- */
-const SWAP_SCRIPT = `
+/** KEYS: record, owner's list. ARGV: the record JSON the caller read, uid. Deletes only when the record is still what the caller read. */
+const DELETE_SCRIPT = `
 local current = redis.call('GET', KEYS[1])
 if not current or current ~= ARGV[1] then return 0 end
-if ARGV[2] == '' then
-  redis.call('DEL', KEYS[1])
-  redis.call('ZREM', KEYS[3], ARGV[3])
-else
-  redis.call('SET', KEYS[1], ARGV[2])
-end
-redis.call('SREM', KEYS[2], ARGV[3])
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[2])
 return 1`;
 
-/** A swap loses only when another writer changed the record in between; this many losses means a runaway writer. */
+/** A deletion loses only when another writer changed the record in between; this many losses means a runaway writer. */
 const MAX_SWAPS = 50;
 
 /**
@@ -48,19 +37,16 @@ const MAX_SWAPS = 50;
  *
  *     avatar:<uid>       string   the record (JSON)
  *     avatars:<owner>    zset     uids of the owner's avatars, scored by createdAt (epoch ms)
- *     avatars-pending    set      uids of pending avatars
  *
- * Every write is one Lua script that checks the record is what the writer read (compare-and-set).
+ * Every write is one Lua script (a deletion checks that the record is what the deleter read).
  */
 export class RedisAvatarStore implements AvatarStore {
   readonly namespace: string;
   readonly #redis: RedisConnection;
-  readonly #now: () => Date;
 
   constructor(options: RedisAvatarStoreOptions = {}) {
     this.namespace = options.namespace ?? 'virtual-anchor';
     if (this.namespace === '') throw new RangeError('namespace must not be empty');
-    this.#now = options.now ?? (() => new Date());
     this.#redis = new RedisConnection(
       options.url ?? 'redis://127.0.0.1:6379',
       { ...DEFAULT_REDIS_TIMEOUTS, ...options.timeouts },
@@ -69,22 +55,22 @@ export class RedisAvatarStore implements AvatarStore {
     );
   }
 
-  async create(avatar: PhotoAvatar): Promise<void> {
+  async create(avatar: OwnedAvatar): Promise<void> {
     const created = await this.#redis.run('an avatar creation', (client) =>
       client.eval(CREATE_SCRIPT, {
-        keys: [this.#record(avatar.uid), this.#list(avatar.owner), this.#pending()],
-        arguments: [JSON.stringify(avatar), String(Date.parse(avatar.createdAt)), avatar.uid, avatar.status === 'pending' ? '1' : '0'],
+        keys: [this.#record(avatar.uid), this.#list(avatar.owner)],
+        arguments: [JSON.stringify(avatar), String(Date.parse(avatar.createdAt)), avatar.uid],
       }),
     );
     if (Number(created) !== 1) throw new Error(`avatar ${avatar.uid} already exists`);
   }
 
-  async get(uid: string, owner?: string): Promise<PhotoAvatar | undefined> {
+  async get(uid: string, owner?: string): Promise<OwnedAvatar | undefined> {
     const avatar = (await this.#read(uid))?.avatar;
     return avatar && (owner === undefined || avatar.owner === owner) ? avatar : undefined;
   }
 
-  async list(owner: string, offset: number, count: number): Promise<ListResult<PhotoAvatar>> {
+  async list(owner: string, offset: number, count: number): Promise<ListResult<OwnedAvatar>> {
     checkWindow(offset, count);
     const key = this.#list(owner);
     const [total, uids] = await this.#redis.run('an avatar listing', (client) =>
@@ -92,31 +78,21 @@ export class RedisAvatarStore implements AvatarStore {
     );
     if (uids.length === 0) return { total, items: [] };
     const texts = await this.#redis.run('avatar records', (client) => client.mGet(uids.map((uid) => this.#record(uid))));
-    const items = texts.filter((text): text is string => typeof text === 'string').map((text) => JSON.parse(text) as PhotoAvatar);
+    const items = texts.filter((text): text is string => typeof text === 'string').map((text) => JSON.parse(text) as OwnedAvatar);
     return { total, items };
   }
 
-  async settle(uid: string, outcome: AvatarOutcome): Promise<PhotoAvatar | undefined> {
-    for (let attempt = 0; attempt < MAX_SWAPS; attempt++) {
-      const read = await this.#read(uid);
-      if (!read || read.avatar.status !== 'pending') return undefined;
-      const next = settled(read.avatar, outcome, this.#now());
-      if (await this.#swap(read, JSON.stringify(next))) return next;
-    }
-    throw new Error(`avatar ${uid} kept changing while it was settled`);
-  }
-
-  async delete(uid: string): Promise<PhotoAvatar | undefined> {
+  async delete(uid: string): Promise<OwnedAvatar | undefined> {
     for (let attempt = 0; attempt < MAX_SWAPS; attempt++) {
       const read = await this.#read(uid);
       if (!read) return undefined;
-      if (await this.#swap(read, '')) return read.avatar;
+      const { owner } = read.avatar;
+      const deleted = await this.#redis.run('an avatar deletion', (client) =>
+        client.eval(DELETE_SCRIPT, { keys: [this.#record(uid), this.#list(owner)], arguments: [read.text, uid] }),
+      );
+      if (Number(deleted) === 1) return read.avatar;
     }
     throw new Error(`avatar ${uid} kept changing while it was deleted`);
-  }
-
-  async pendingUids(): Promise<string[]> {
-    return this.#redis.run('the pending avatars', (client) => client.sMembers(this.#pending()));
   }
 
   async close(): Promise<void> {
@@ -128,18 +104,9 @@ export class RedisAvatarStore implements AvatarStore {
     await this.#redis.unlinkPrefix(`${this.namespace}::avatar`);
   }
 
-  async #read(uid: string): Promise<{ text: string; avatar: PhotoAvatar } | undefined> {
+  async #read(uid: string): Promise<{ text: string; avatar: OwnedAvatar } | undefined> {
     const text = await this.#redis.run('an avatar read', (client) => client.get(this.#record(uid)));
-    return typeof text === 'string' ? { text, avatar: JSON.parse(text) as PhotoAvatar } : undefined;
-  }
-
-  /** Replaces (or with `''` deletes) the record when it is still `read`; false when another writer changed it. */
-  async #swap(read: { text: string; avatar: PhotoAvatar }, next: string): Promise<boolean> {
-    const { uid, owner } = read.avatar;
-    const swapped = await this.#redis.run('an avatar write', (client) =>
-      client.eval(SWAP_SCRIPT, { keys: [this.#record(uid), this.#pending(), this.#list(owner)], arguments: [read.text, next, uid] }),
-    );
-    return Number(swapped) === 1;
+    return typeof text === 'string' ? { text, avatar: JSON.parse(text) as OwnedAvatar } : undefined;
   }
 
   #record(uid: string): string {
@@ -148,9 +115,5 @@ export class RedisAvatarStore implements AvatarStore {
 
   #list(owner: string): string {
     return `${this.namespace}::avatars:${owner}`;
-  }
-
-  #pending(): string {
-    return `${this.namespace}::avatars-pending`;
   }
 }

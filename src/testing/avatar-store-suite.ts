@@ -19,14 +19,14 @@ export function makeLandmarks(): FaceLandmarks {
   return { imageWidth: 640, imageHeight: 480, box: { x: 190.25, y: 140.5, width: 260.125, height: 300.0625 }, points, score: 0.987654321, model: 'suite' };
 }
 
-/** A pending photo avatar of `owner`, created at `createdAt` (a fresh uid; blob refs that need not exist). */
+/** A photo avatar of `owner`, created at `createdAt` (a fresh uid; blob refs that need not exist). */
 export function makePhotoAvatar(fields: { owner?: string; createdAt?: string; uid?: string; name?: string } = {}): PhotoAvatar {
   const createdAt = fields.createdAt ?? new Date().toISOString();
   return {
     uid: fields.uid ?? randomUUID(),
     owner: fields.owner ?? 'owner-a',
     name: fields.name ?? 'Portrait',
-    status: 'pending',
+    asset: 'photo',
     photo: { id: `photo-${randomUUID()}`, contentType: 'image/jpeg', size: 12345 },
     landmarks: makeLandmarks(),
     fps: 25,
@@ -36,17 +36,11 @@ export function makePhotoAvatar(fields: { owner?: string; createdAt?: string; ui
 }
 
 const at = (minute: number) => new Date(Date.UTC(2025, 5, 1, 12, minute)).toISOString();
-const assets = (tag: string) => ({
-  video: { id: `video-${tag}`, contentType: 'video/mp4', size: 3 },
-  preview: { id: `preview-${tag}`, contentType: 'image/png', size: 2 },
-  thumbnail: { id: `thumb-${tag}`, contentType: 'image/png', size: 1 },
-});
 
 /**
  * The contract every {@link AvatarStore} keeps, for node:test, vitest or mocha: records round-trip exactly and are
- * scoped to their owner, a second create is refused, listings are newest first with totals and windows, `settle`
- * is a compare-and-set (one winner of ten racing settles; a settled avatar stays as it is), `delete` removes the
- * record from every index, and `pendingUids` lists exactly the pending ones.
+ * scoped to their owner, a second create is refused, listings are newest first with totals and windows, and `delete`
+ * removes the record from every index.
  */
 export function avatarStoreSuite(name: string, options: AvatarStoreSuiteOptions): void {
   const { describe, it } = options;
@@ -89,40 +83,6 @@ export function avatarStoreSuite(name: string, options: AvatarStoreSuiteOptions)
         await assert.rejects(store.list('alice', -1, 2), RangeError);
       }));
 
-    it('settles a pending avatar once: one winner of ten racing settles, then it stays as it is', () =>
-      withStore(async (store) => {
-        const avatar = makePhotoAvatar({ createdAt: at(1) });
-        await store.create(avatar);
-        const results = await Promise.all(
-          Array.from({ length: 10 }, (_, i) =>
-            i % 2 === 0
-              ? store.settle(avatar.uid, { status: 'completed', assets: assets(String(i)) })
-              : store.settle(avatar.uid, { status: 'error', failure: { code: 'processing_failed', message: `try ${i}` } }),
-          ),
-        );
-        const winners = results.filter((r) => r !== undefined);
-        assert.equal(winners.length, 1);
-        const stored = await store.get(avatar.uid);
-        assert.deepEqual(stored, winners[0]);
-        assert.notEqual(stored!.status, 'pending');
-        assert.ok(Date.parse(stored!.updatedAt) >= Date.parse(avatar.updatedAt));
-        assert.equal(stored!.status === 'completed' ? !!stored!.assets && !stored!.failure : !!stored!.failure && !stored!.assets, true);
-        assert.equal(await store.settle(avatar.uid, { status: 'completed', assets: assets('late') }), undefined);
-        assert.deepEqual(await store.get(avatar.uid), stored);
-        assert.equal(await store.settle(randomUUID(), { status: 'completed', assets: assets('x') }), undefined);
-      }));
-
-    it('keeps pendingUids to the pending avatars of every owner', () =>
-      withStore(async (store) => {
-        const a = makePhotoAvatar({ owner: 'alice' });
-        const b = makePhotoAvatar({ owner: 'bob' });
-        await store.create(a);
-        await store.create(b);
-        assert.deepEqual((await store.pendingUids()).sort(), [a.uid, b.uid].sort());
-        await store.settle(a.uid, { status: 'completed', assets: assets('a') });
-        assert.deepEqual(await store.pendingUids(), [b.uid]);
-      }));
-
     it('deletes an avatar from every index and returns it; a second delete finds nothing', () =>
       withStore(async (store) => {
         const keep = makePhotoAvatar({ owner: 'alice', createdAt: at(1) });
@@ -132,9 +92,7 @@ export function avatarStoreSuite(name: string, options: AvatarStoreSuiteOptions)
         assert.deepEqual(await store.delete(gone.uid), gone);
         assert.equal(await store.get(gone.uid), undefined);
         assert.deepEqual(await store.list('alice', 0, 10), { total: 1, items: [keep] });
-        assert.deepEqual(await store.pendingUids(), [keep.uid]);
         assert.equal(await store.delete(gone.uid), undefined);
-        assert.equal(await store.settle(gone.uid, { status: 'completed', assets: assets('g') }), undefined);
       }));
   });
 }

@@ -10,7 +10,8 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { before, after, describe, it } from 'node:test';
 import { avatarListItemSchema, avatarSchema } from '../../src/core/schemas/avatar.js';
-import { MAX_LANDMARK_SPREAD, MIN_FACE_HEIGHT_PX } from '../../src/domain/avatar/photo.js';
+import { MAX_LANDMARK_SPREAD, MIN_FACE_HEIGHT_PX, photoDefinition } from '../../src/domain/avatar/photo.js';
+import { PHOTO_AVATAR_FPS } from '../../src/domain/avatar/photo-avatar.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError, assertKeys, assertStamps, download, waitForAvatar, waitForJob } from '../helpers/checks.js';
 import { createVideo, upload } from '../helpers/client.js';
@@ -184,7 +185,9 @@ for (const adapter of ADAPTERS) {
       const input = app.lipSync.inputs.slice(calls).at(-1)!;
       assert.ok(input.photo, 'the engine got no photo');
       assert.equal(input.photo.landmarks.box.y, 150);
-      assert.equal(input.avatar.id, `photo-${mine.uid}`);
+      // The video draws the photo as its idle clip does: one definition for both, from the face (its id seeds the motion).
+      assert.deepEqual(input.avatar, photoDefinition(input.photo, PHOTO_AVATAR_FPS));
+      assert.deepEqual([input.avatar.width, input.avatar.height, input.avatar.fps], [512, 512, 25]);
     });
 
     it('keeps an avatar to its key: listed after the built-in ones for it, 404 and unknown_avatar for every other key', async () => {

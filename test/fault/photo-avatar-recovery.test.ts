@@ -1,9 +1,9 @@
 /**
- * Photo avatars never stay `pending` across a crash: records a dead process left in the shared stores are taken up
- * by the next instance (the same job recovery as every job, plus the photo-avatar sweep). Four avatars are left
- * behind: one whose preparation was still queued (`pending` job), one whose preparation was running when its
- * process died (`ongoing` job with a stale heartbeat), one whose job completed just before the crash but whose
- * avatar was not updated, and one whose job was never stored. A new instance on the same stores ends each of them.
+ * Photo avatars never stay `pending` across a crash: an avatar's state is its `avatarPrepare` job's, and the jobs a
+ * dead process left in the shared stores are taken up by the next instance (the same recovery as every job). Five
+ * avatars are left behind: one whose preparation was still queued (`pending` job), one whose preparation was running
+ * when its process died (`ongoing` job with a stale heartbeat), one stopped `maxAttempts` times, one whose job
+ * completed just before the crash, and one whose job was never stored. A new instance on the same stores ends each.
  */
 import assert from 'node:assert/strict';
 import { createReadStream } from 'node:fs';
@@ -12,10 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { ownerOf } from '../../src/core/auth.js';
-import { prepareJobOf } from '../../src/core/avatars/photo-avatar-service.js';
-import { PhotoAvatarSettler } from '../../src/core/avatars/photo-avatar-settler.js';
-import type { JobService } from '../../src/core/jobs/job-service.js';
-import type { PhotoAvatar } from '../../src/domain/avatar/photo-avatar.js';
+import { OwnedAvatars, preparationOf } from '../../src/core/avatars/owned-avatars.js';
+import { preparedAssetIds } from '../../src/core/kinds/avatar-prepare/index.js';
+import type { Job } from '../../src/domain/job.js';
+import type { OwnedAvatar } from '../../src/domain/avatar/owned-avatar.js';
+import { silentLogger } from '../../src/domain/logger.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
 import { MemoryAvatarStore } from '../../src/storage/memory-avatar-store.js';
 import { MemoryJobStore } from '../../src/storage/memory-job-store.js';
@@ -31,8 +32,32 @@ const h = useHarness();
 const dirs: string[] = [];
 after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
+/** A job store whose every call fails while `down` (an outage of the job store only). */
+class FlakyJobStore extends MemoryJobStore {
+  down = false;
+  private check(): void {
+    if (this.down) throw new StoreUnavailableError('the job store is unreachable (test)');
+  }
+  override async get(...args: Parameters<MemoryJobStore['get']>) {
+    this.check();
+    return super.get(...args);
+  }
+  override async transition(...args: Parameters<MemoryJobStore['transition']>) {
+    this.check();
+    return super.transition(...args);
+  }
+  override async patch(...args: Parameters<MemoryJobStore['patch']>) {
+    this.check();
+    return super.patch(...args);
+  }
+  override async delete(uid: string) {
+    this.check();
+    return super.delete(uid);
+  }
+}
+
 describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
-  it('a new instance on the same stores ends every pending avatar: queued, running (resumed), out of attempts, completed unseen, never scheduled', async () => {
+  it('a new instance on the same stores ends every pending avatar: queued, running (resumed), out of attempts, never scheduled; a job completed before the crash is its avatar\'s state', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'va-photo-recovery-'));
     dirs.push(dataDir);
     const blobs = new FsBlobStore(join(dataDir, 'blobs'));
@@ -41,34 +66,35 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     const owner = ownerOf(KEYS.a);
     const longAgo = new Date(Date.now() - 60_000).toISOString();
 
-    // What the dead process left: four pending avatars with their photo in the blob store.
-    const left = async (name: string, createdAt = new Date().toISOString()): Promise<PhotoAvatar> => {
+    // What the dead process left: five avatars with their photo in the blob store.
+    const left = async (name: string, createdAt = new Date().toISOString()): Promise<OwnedAvatar> => {
       const photo = await blobs.put(createReadStream(h.path('image.png')), { owner, contentType: 'image/png' });
       const avatar = { ...makePhotoAvatar({ owner, name, createdAt }), photo };
       await avatarStore.create(avatar);
       return avatar;
     };
     const queued = await left('queued');
-    await jobStore.create(prepareJobOf(queued));
+    await jobStore.create(preparationOf(queued));
     const running = await left('running');
-    await jobStore.create(prepareJobOf(running));
+    await jobStore.create(preparationOf(running));
     await jobStore.transition(running.uid, ['pending'], 'ongoing', { heartbeatAt: longAgo, attempt: 1 }, { attempt: 0 });
     const exhausted = await left('exhausted');
-    await jobStore.create(prepareJobOf(exhausted));
+    await jobStore.create(preparationOf(exhausted));
     await jobStore.transition(exhausted.uid, ['pending'], 'ongoing', { heartbeatAt: longAgo, attempt: 3 }, { attempt: 0 });
-    const unseen = await left('unseen');
-    await jobStore.create(prepareJobOf(unseen));
-    await jobStore.transition(unseen.uid, ['pending'], 'ongoing', { heartbeatAt: new Date().toISOString(), attempt: 1 }, { attempt: 0 });
-    // Its assets were stored with the provisional expiry of every result.
-    const made = (contentType: string) =>
-      blobs.put(createReadStream(h.path('image.png')), { owner, contentType, expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
-    const assets = { video: await made('video/mp4'), preview: await made('image/png'), thumbnail: await made('image/png') };
-    await jobStore.transition(unseen.uid, ['ongoing'], 'completed', { result: assets, completedAt: new Date().toISOString() }, { attempt: 1 });
+    const finished = await left('finished');
+    await jobStore.create(preparationOf(finished));
+    await jobStore.transition(finished.uid, ['pending'], 'ongoing', { heartbeatAt: new Date().toISOString(), attempt: 1 }, { attempt: 0 });
+    // Its assets were stored under their fixed ids, kept (no expiry), and the job completed: then the process died.
+    const ids = preparedAssetIds(preparationOf(finished));
+    const made = (id: string, contentType: string) => blobs.put(createReadStream(h.path('image.png')), { owner, contentType }, { id });
+    const assets = { video: await made(ids.video, 'video/mp4'), preview: await made(ids.preview, 'image/png'), thumbnail: await made(ids.thumbnail, 'image/png') };
+    await jobStore.transition(finished.uid, ['ongoing'], 'completed', { result: assets, completedAt: new Date().toISOString() }, { attempt: 1 });
     const unscheduled = await left('unscheduled', longAgo);
 
+    const renderer = new FakePhotoRenderer();
     const app = await makeApp('express', {
       dataDir,
-      backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore(), avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: new FakePhotoRenderer() },
+      backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore(), avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: renderer },
       retention: { staleJobMs: 1_000, sweepIntervalMs: 100 },
     });
     try {
@@ -79,10 +105,16 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
       const interrupted = await ended(exhausted.uid);
       assert.equal(interrupted.thumbnailGenerationStatus, 'error', 'a preparation stopped maxAttempts times ends in error');
       assert.equal((interrupted.errorReason as { code: string }).code, 'interrupted');
-      assert.equal((await ended(unseen.uid)).thumbnailGenerationStatus, 'completed', 'a completed job is carried over');
-      for (const blob of Object.values(assets)) assert.equal((await blobs.stat(blob.id))?.meta.expiresAt, undefined, 'its assets are kept');
+      const done = await ended(finished.uid);
+      assert.equal(done.thumbnailGenerationStatus, 'completed', 'a completed job is its avatar\'s state');
+      assert.match(String(done.thumbnailPath), /\/files\//);
+      assert.equal(renderer.faces.filter((face) => face.imagePath.includes(finished.photo.id)).length, 0, 'it is not made again');
       assert.equal((await ended(unscheduled.uid)).thumbnailGenerationStatus, 'completed', 'an avatar without a job gets one');
-      assert.deepEqual(await avatarStore.pendingUids(), []);
+      for (const avatar of [queued, running, exhausted, finished, unscheduled]) {
+        const job = await jobStore.get(avatar.uid);
+        assert.equal(job?.kept, true, 'the preparation record is kept while its avatar lives');
+        for (const blob of Object.values(job?.result ?? {})) assert.equal((await blobs.stat(blob.id))?.meta.expiresAt, undefined, 'its assets are kept');
+      }
     } finally {
       await app.close();
     }
@@ -113,7 +145,6 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     const stopped = await jobStore.get(uid);
     assert.equal(stopped?.status, 'ongoing', 'shutdown does not end a preparation');
     assert.equal(stopped?.heartbeatAt, new Date(0).toISOString(), 'it is marked stopped');
-    assert.equal((await avatarStore.get(uid))?.status, 'pending');
 
     const resumed = new FakePhotoRenderer();
     const second = await makeApp('express', { dataDir, backends: { ...stores, photoRenderer: resumed }, retention });
@@ -127,86 +158,88 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     }
   });
 
-  it('deleting a pending avatar leaves no file behind: when its job cannot be ended, and when its finished job was never settled', async () => {
+  it('deleting an avatar leaves no file and no record behind: a completed one, and one whose running preparation could not be ended (the job store was down), which drops what it made', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'va-photo-delete-'));
     dirs.push(dataDir);
+    await makePortraits(dataDir);
     const blobs = new FsBlobStore(join(dataDir, 'blobs'));
-    /** A job store whose transitions fail while `down` (an outage of the job store only). */
-    class FlakyJobStore extends MemoryJobStore {
-      down = false;
-      override transition(...args: Parameters<MemoryJobStore['transition']>) {
-        if (this.down) return Promise.reject(new StoreUnavailableError('the job store is unreachable (test)'));
-        return super.transition(...args);
-      }
-    }
     const jobStore = new FlakyJobStore();
-    const avatarStore = new MemoryAvatarStore();
-    const owner = ownerOf(KEYS.a);
-    const pendingAvatar = async (name: string) => {
-      const photo = await blobs.put(createReadStream(h.path('image.png')), { owner, contentType: 'image/png' });
-      const avatar = { ...makePhotoAvatar({ owner, name }), photo };
-      await avatarStore.create(avatar);
-      await jobStore.create(prepareJobOf(avatar));
-      // Running elsewhere, with a fresh heartbeat: this instance neither runs nor recovers it.
-      await jobStore.transition(avatar.uid, ['pending'], 'ongoing', { heartbeatAt: new Date().toISOString(), attempt: 1 }, { attempt: 0 });
-      return avatar;
-    };
-    const running = await pendingAvatar('running');
-    // Finished, its assets already kept (expiry cleared), but the avatar never settled: the settle's write failed.
-    const unsettled = await pendingAvatar('unsettled');
-    const kept = (contentType: string) => blobs.put(createReadStream(h.path('image.png')), { owner, contentType });
-    const assets = { video: await kept('video/mp4'), preview: await kept('image/png'), thumbnail: await kept('image/png') };
-
+    const renderer = new FakePhotoRenderer();
     const app = await makeApp('express', {
       dataDir,
-      backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore(), avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: new FakePhotoRenderer() },
-      // No sweep during the test: only the delete may clean up.
+      backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore(), blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: renderer },
+      // No sweep during the test: only the delete and the run may clean up.
       retention: { staleJobMs: 600_000, sweepIntervalMs: 600_000 },
     });
     try {
-      const statusOf = async (uid: string) => (await app.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a)).body.thumbnailGenerationStatus as string;
-      // It finishes after this instance's first sweep (which ran at start), as if its process died before settling.
-      await jobStore.transition(unsettled.uid, ['ongoing'], 'completed', { result: assets, completedAt: new Date().toISOString() }, { attempt: 1 });
-      assert.equal(await statusOf(unsettled.uid), 'pending', 'the finished job is not settled before the delete');
+      const create = async () => {
+        const created = await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', join(dataDir, 'portrait.png'));
+        assert.equal(created.status, 201, created.text);
+        return created.body.uid as string;
+      };
+      /** The blobs left of an avatar: its photo and its assets. */
+      const leftOf = async (job: Job) => {
+        const ids = [...Object.values(preparedAssetIds(job as ReturnType<typeof preparationOf>)), (job.input as unknown as { photo: { id: string } }).photo.id];
+        return (await Promise.all(ids.map((id) => blobs.stat(id)))).filter((stat) => stat !== undefined).map((stat) => stat.id);
+      };
+
+      const completed = await create();
+      assert.equal((await waitForAvatar(app, KEYS.a, completed)).thumbnailGenerationStatus, 'completed');
+      const completedJob = (await jobStore.get(completed))!;
+      assert.equal((await leftOf(completedJob)).length, 4, 'the photo and three assets exist');
+      assert.equal((await app.http.delete(`/v2/avatar/${completed}`).set('key', KEYS.a)).status, 204);
+      assert.deepEqual(await leftOf(completedJob), [], 'its photo and assets are deleted');
+      assert.equal(await jobStore.get(completed), undefined, 'and its preparation record');
+
+      const release = renderer.hold();
+      const running = await create();
+      await waitFor('the preparation to run', async () => ((await jobStore.get(running))?.status === 'ongoing' && renderer.faces.length === 2) || undefined);
+      const runningJob = (await jobStore.get(running))!;
       jobStore.down = true;
-      const res = await app.http.delete(`/v2/avatar/${running.uid}`).set('key', KEYS.a);
+      const res = await app.http.delete(`/v2/avatar/${running}`).set('key', KEYS.a);
       assert.equal(res.status, 204, res.text);
+      assert.deepEqual(await leftOf(runningJob), [], 'the photo is deleted although the job could not be ended');
       jobStore.down = false;
-      assert.equal(await blobs.stat(running.photo.id), undefined, 'the photo is deleted although the job could not be ended');
-      assert.equal((await app.http.delete(`/v2/avatar/${unsettled.uid}`).set('key', KEYS.a)).status, 204);
-      assert.equal(await blobs.stat(unsettled.photo.id), undefined);
-      for (const blob of Object.values(assets)) assert.equal(await blobs.stat(blob.id), undefined, 'what the finished preparation made is deleted');
+      release();
+      await waitFor('the run to drop what it made', async () => (await jobStore.get(running)) === undefined || undefined);
+      assert.deepEqual(await leftOf(runningJob), [], 'what the preparation made after the delete is deleted');
+      assert.equal((await app.http.get(`/v2/avatar/${running}`).set('key', KEYS.a)).status, 404);
     } finally {
       await app.close();
     }
   });
 
-  it('one avatar the sweep cannot recover does not stop the pass for the others', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'va-photo-sweep-'));
-    dirs.push(dataDir);
-    const blobs = new FsBlobStore(join(dataDir, 'blobs'));
+  it('an avatar whose job was never stored gets one at its first read after staleJobMs, but a deleted one is not revived', async () => {
     const avatarStore = new MemoryAvatarStore();
-    const longAgo = new Date(Date.now() - 60_000).toISOString();
-    const avatars = [makePhotoAvatar({ name: 'first', createdAt: longAgo }), makePhotoAvatar({ name: 'second', createdAt: longAgo })];
-    for (const avatar of avatars) await avatarStore.create(avatar);
+    const jobStore = new MemoryJobStore();
     const scheduled: string[] = [];
-    // The first schedule fails (e.g. another process's sweep stored the same job a moment before).
-    const jobs = {
-      schedule: async (job: { uid: string }) => {
-        if (scheduled.length === 0) {
-          scheduled.push('failed');
-          throw new Error('a job with this uid exists already');
-        }
-        scheduled.push(job.uid);
-      },
-    } as unknown as JobService;
-    const lines: string[] = [];
-    const logger = { debug() {}, info() {}, warn: (message: string) => void lines.push(message), error: (message: string) => void lines.push(message) };
-    const settler = new PhotoAvatarSettler(avatarStore, new MemoryJobStore(), blobs, jobs, 1_000, logger);
-    const pass = await settler.sweep();
-    assert.deepEqual({ scheduled: pass.scheduled, failed: pass.failed }, { scheduled: 1, failed: 1 });
-    assert.equal(scheduled.length, 2, 'the second avatar was still scheduled');
-    assert.ok(lines.some((line) => /could not recover a photo avatar/.test(line)), JSON.stringify(lines));
+    const jobs = { schedule: async (job: Job) => void scheduled.push(job.uid), end: async () => false };
+    const blobs = new FsBlobStore(await mkdtemp(join(tmpdir(), 'va-photo-lost-')));
+    const owned = new OwnedAvatars(avatarStore, jobStore, jobs, blobs, 1_000, silentLogger);
+    const lost = makePhotoAvatar({ owner: 'o', createdAt: new Date(Date.now() - 60_000).toISOString() });
+    const fresh = makePhotoAvatar({ owner: 'o' });
+    await avatarStore.create(lost);
+    await avatarStore.create(fresh);
+    const listed = await owned.list('o', 0, 10);
+    assert.deepEqual(listed.items.map((view) => view.state.status), ['pending', 'pending']);
+    assert.deepEqual(scheduled, [lost.uid], 'only the avatar older than staleJobMs gets its job');
+
+    // Read, then deleted before its job is scheduled: the deletion wins.
+    const deleting = new (class extends MemoryAvatarStore {
+      reads = 0;
+      override async get(uid: string, owner?: string) {
+        this.reads++;
+        const found = await super.get(uid, owner);
+        if (this.reads === 1) await this.delete(uid);
+        return found;
+      }
+    })();
+    const gone = makePhotoAvatar({ owner: 'o', createdAt: new Date(Date.now() - 60_000).toISOString() });
+    await deleting.create(gone);
+    scheduled.length = 0;
+    const view = await new OwnedAvatars(deleting, jobStore, jobs, blobs, 1_000, silentLogger).get(gone.uid, 'o');
+    assert.equal(view?.state.status, 'pending');
+    assert.deepEqual(scheduled, [], 'a deleted avatar gets no job');
   });
 
   it('a photo whose avatar record could not be stored keeps an expiry (no leak, and nothing deleted under an avatar that may exist); a stored one loses it', async () => {
@@ -215,7 +248,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     const blobs = new FsBlobStore(join(dataDir, 'blobs'));
     class FlakyAvatarStore extends MemoryAvatarStore {
       down = true;
-      override create(avatar: PhotoAvatar) {
+      override create(avatar: OwnedAvatar) {
         if (this.down) return Promise.reject(new StoreUnavailableError('the avatar store is unreachable (test)'));
         return super.create(avatar);
       }

@@ -64,7 +64,7 @@ describe('job attempts', { timeout: 60_000 }, () => {
       options: resolveOptions({ apiKeys: ['k'] }).resolved,
       blobs,
       logger: silentLogger,
-      avatars: { usable: async () => false, lipSyncSubject: async () => undefined },
+      avatars: { usable: async () => false, lipSyncSubject: async () => undefined, prepares: async () => false },
       engine: <T>(token: symbol) => (token === TOKENS.SeparationEngine ? (engine as T) : undefined),
     };
   }

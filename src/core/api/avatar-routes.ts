@@ -4,7 +4,7 @@ import { validate } from '../http/validate.js';
 import { ApiError } from '../errors.js';
 import { envelopeSchema, pagingQuerySchema } from '../schemas/common.js';
 import { avatarListItemSchema, avatarSchema, type AvatarListItemView, type AvatarView } from '../schemas/avatar.js';
-import { catalogueAvatarView, photoAvatarView } from '../avatars/avatar-views.js';
+import { catalogueAvatarView, ownedAvatarView } from '../avatars/avatar-views.js';
 import { type ApiDeps, envelope } from './deps.js';
 
 /** GET /v2/avatar (the catalogue, then the key's own photo avatars, newest first) and GET /v2/avatar/:uid. */
@@ -29,11 +29,11 @@ export function avatarRoutes(deps: ApiDeps): Route[] {
         const catalogue = deps.catalogue.list(page, perPage);
         // The key's photo avatars follow the catalogue: this page holds those from `start - catalogue size` on.
         const skip = Math.max(0, start - catalogue.total);
-        const photos = await deps.photoAvatars.list(owner, skip, perPage - catalogue.items.length);
+        const photos = await deps.ownedAvatars.list(owner, skip, perPage - catalogue.items.length);
         const links = deps.links(baseUrl);
         const data: AvatarListItemView[] = await Promise.all([
-          ...catalogue.items.map((entry) => catalogueAvatarView(entry, links)),
-          ...photos.items.map((avatar) => photoAvatarView(avatar, links)),
+          ...catalogue.items.map(async (entry) => catalogueAvatarView(entry, await deps.catalogue.state(entry), links)),
+          ...photos.items.map((view) => ownedAvatarView(view, links)),
         ]);
         return json(200, envelope(page, perPage, catalogue.total + photos.total, data));
       },
@@ -54,12 +54,12 @@ export function avatarRoutes(deps: ApiDeps): Route[] {
         const entry = deps.catalogue.get(params.uid!);
         if (entry) {
           // The spec's single response has no `thumbnailGenerationStatus` for catalogue avatars.
-          const { thumbnailGenerationStatus: _status, ...view } = await catalogueAvatarView(entry, links);
+          const { thumbnailGenerationStatus: _status, ...view } = await catalogueAvatarView(entry, await deps.catalogue.state(entry), links);
           return json(200, view satisfies AvatarView);
         }
-        const avatar = await deps.photoAvatars.get(params.uid!, owner);
+        const avatar = await deps.ownedAvatars.get(params.uid!, owner);
         if (!avatar) throw ApiError.notFound('avatar');
-        return json(200, (await photoAvatarView(avatar, links)) satisfies AvatarView);
+        return json(200, (await ownedAvatarView(avatar, links)) satisfies AvatarView);
       },
     },
   ];

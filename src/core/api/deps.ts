@@ -8,6 +8,7 @@ import type { HeaderMap } from '../http/types.js';
 import type { PagingLimits } from '../schemas/common.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import type { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
+import type { OwnedAvatars } from '../avatars/owned-avatars.js';
 import type { InputPort } from '../jobs/input-port.js';
 import type { ResolvedOptions } from '../options.js';
 import type { KindRegistry } from '../kinds/registry.js';
@@ -28,8 +29,10 @@ export interface ApiDeps {
   blobs: BlobStore;
   signer: BlobLinkSigner;
   uploads: UploadPort;
-  /** Photo avatars (POST/DELETE /v2/avatar, and the key's own avatars in GET /v2/avatar). */
+  /** The creation of photo avatars (POST /v2/avatar). */
   photoAvatars: PhotoAvatarService;
+  /** The avatars keys made (the key's own in GET /v2/avatar, DELETE /v2/avatar/:uid). */
+  ownedAvatars: OwnedAvatars;
   /** Receives a portrait (POST /v2/avatar multipart), limited to `limits.maxPhotoBytes`. */
   photoUploads: UploadPort;
   /** Resolves an `imageUrl` of POST /v2/avatar like a job input, limited to `limits.maxPhotoBytes`. */

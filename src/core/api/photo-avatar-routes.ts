@@ -6,7 +6,7 @@ import { validate } from '../http/validate.js';
 import { isJson, readJson } from '../http/read-json.js';
 import { ApiError } from '../errors.js';
 import { avatarListItemSchema, avatarNameSchema, createAvatarBodySchema } from '../schemas/avatar.js';
-import { photoAvatarView } from '../avatars/avatar-views.js';
+import { ownedAvatarView } from '../avatars/avatar-views.js';
 import { photoAvatarsOff, type ReceivedPhoto } from '../avatars/photo-avatar-service.js';
 import type { ApiDeps } from './deps.js';
 import { MAX_LANDMARK_SPREAD, MIN_FACE_HEIGHT_PX } from '../../domain/avatar/photo.js';
@@ -69,7 +69,7 @@ export function photoAvatarRoutes(deps: ApiDeps): Route[] {
           throw photoAvatarsOff({ connection: 'close' });
         }
         const key = idempotencyKeyOf(request.headers);
-        const create = async (photo: ReceivedPhoto, name: string) => json(201, await photoAvatarView(await deps.photoAvatars.create(owner, photo, name), deps.links(baseUrl)));
+        const create = async (photo: ReceivedPhoto, name: string) => json(201, await ownedAvatarView(await deps.photoAvatars.create(owner, photo, name), deps.links(baseUrl)));
         if (isJson(request)) {
           // A repeat is recognised by its body, before the image is fetched again.
           const raw = await readJson(request, deps.maxJsonBytes);
@@ -105,7 +105,7 @@ export function photoAvatarRoutes(deps: ApiDeps): Route[] {
       },
       async handle({ params, owner }) {
         if (deps.catalogue.get(params.uid!)) throw new ApiError(403, 'built_in_avatar', 'built-in avatars cannot be deleted');
-        await deps.photoAvatars.delete(params.uid!, owner);
+        await deps.ownedAvatars.delete(params.uid!, owner);
         return { status: 204, headers: {}, kind: 'empty' };
       },
     },

@@ -1,102 +1,112 @@
-import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { BlobRef } from '../../domain/job.js';
-import { BlobExistsError, type BlobInfo, type BlobStore } from '../../storage/blob-store.js';
-import type { OwnedDirs } from '../../storage/owned-dirs.js';
-import type { AvatarAssetRenderer } from '../../domain/engines.js';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { BlobRef, Job } from '../../domain/job.js';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import type { PhotoAvatarAssets } from '../../domain/avatar/photo-avatar.js';
 import type { Logger } from '../../domain/logger.js';
+import type { BlobStore } from '../../storage/blob-store.js';
+import { isFinal } from '../../domain/state-machine.js';
+import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
+import { avatarPrepareJob, type AvatarPrepareJob } from '../kinds/avatar-prepare/index.js';
 import { avatarUid, definitionFingerprint } from './avatar-uid.js';
+import { stateOfPreparation, type AvatarState } from './avatar-state.js';
 
-/** Values of `thumbnailGenerationStatus`: `pending` until the assets exist, then `completed` (or `error`). */
-export type ThumbnailStatus = 'pending' | 'completed' | 'error';
+/** The owner of catalogue avatars' `avatarPrepare` jobs (no API key hashes to it). */
+export const CATALOGUE_OWNER = 'catalogue';
 
-/** One catalogue entry. */
+/** One catalogue entry: a definition, and the `avatarPrepare` job that makes its assets. */
 export interface AvatarEntry {
   uid: string;
   name: string;
   definition: AvatarDefinition;
-  thumbnailGenerationStatus: ThumbnailStatus;
-  assets: { video?: BlobRef; preview?: BlobRef; thumbnail?: BlobRef };
-  createdAt: string;
-  updatedAt: string;
+  /** The uid of its `avatarPrepare` job, derived from the definition, so a changed definition gets new assets. */
+  jobUid: string;
 }
 
-type AssetName = keyof AvatarEntry['assets'];
-const ASSETS: { name: AssetName; contentType: string; file: string }[] = [
-  { name: 'thumbnail', contentType: 'image/png', file: 'thumbnail.png' },
-  { name: 'preview', contentType: 'image/png', file: 'preview.png' },
-  { name: 'video', contentType: 'video/mp4', file: 'idle.mp4' },
-];
+/** A catalogue avatar's state, with its timestamps: its creation and last change (from its assets once they exist). */
+export interface CatalogueState extends AvatarState {
+  createdAt: string;
+}
+
+/** Where the catalogue's jobs are: read, scheduled (stored and queued) and deleted. */
+export interface CatalogueJobs {
+  get(uid: string): Promise<Job | undefined>;
+  schedule(job: Job): Promise<void>;
+  delete(uid: string): Promise<boolean>;
+}
+
+/** How often {@link AvatarCatalogue.start} looks whether every avatar's preparation has ended. */
+const READY_POLL_MS = 100;
 
 /**
- * The avatar catalogue: definitions in a stable order, with assets (idle-loop mp4, preview, thumbnail)
- * generated in the background on first start and found again in the blob store after a restart
- * (blob ids derive from the avatar uid and the definition's fingerprint). Several processes may share
- * the blob store: when two render the same asset at once, the first stored wins and the other uses it.
+ * The avatar catalogue: definitions in a stable order, each with the `avatarPrepare` job that makes its assets
+ * (idle-loop mp4, preview, thumbnail) like any job (queue, runner, recovery): the avatar's state is its job's. The
+ * job's uid and its assets' blob ids derive from the avatar uid and the definition's fingerprint, so every process
+ * sharing the stores finds them, and assets rendered once serve every later start.
+ *
+ * A process that makes assets (it runs engines and has an avatar renderer) schedules the jobs at its start (and at
+ * each sweep, for one whose store was down) and replaces one that failed, so a start tries again; a process that
+ * makes none (role `api`, `backends.avatarRenderer: false`) only reads their state.
  */
 export class AvatarCatalogue {
   private readonly entries: AvatarEntry[];
   private readonly byUid = new Map<string, AvatarEntry>();
-  private generation?: Promise<void>;
-  private readonly abort = new AbortController();
-  private watch?: NodeJS.Timeout;
+  /** States of completed preparations (they no longer change), by avatar uid. */
+  private readonly done = new Map<string, CatalogueState>();
+  private readonly constructedAt = new Date().toISOString();
+  private scheduled?: Promise<void>;
+  /** Avatars whose failed preparation this process has logged. */
+  private readonly failuresLogged = new Set<string>();
+  private readonly stopping = new AbortController();
 
   constructor(
     definitions: readonly AvatarDefinition[],
+    private readonly jobs: CatalogueJobs,
     private readonly blobs: BlobStore,
-    private readonly renderer: AvatarAssetRenderer | undefined,
     private readonly logger: Logger,
-    private readonly workDirs: OwnedDirs,
+    /** Whether this process makes assets: it schedules the preparations and waits for them in {@link start}. */
+    private readonly makesAssets: boolean,
   ) {
-    const now = new Date().toISOString();
-    this.entries = definitions.map((definition) => ({
-      uid: avatarUid(definition.id),
-      name: definition.name,
-      definition,
-      thumbnailGenerationStatus: 'pending',
-      assets: {},
-      createdAt: now,
-      updatedAt: now,
-    }));
+    this.entries = definitions.map((definition) => {
+      const uid = avatarUid(definition.id);
+      return { uid, name: definition.name, definition, jobUid: avatarUid(`${definition.id}@${definitionFingerprint(definition)}`) };
+    });
     for (const entry of this.entries) this.byUid.set(entry.uid, entry);
   }
 
-  /** Starts generating missing assets in the background; resolves when all are done. Idempotent. */
-  start(): Promise<void> {
-    this.generation ??= this.generateAll();
-    return this.generation;
+  /**
+   * Schedules the preparations (a process that makes assets; once) and resolves when each has ended, or at
+   * {@link close}; while the job store is unreachable it keeps waiting. A process that makes no assets resolves at
+   * once: it has nothing to wait for. Never rejects.
+   */
+  async start(): Promise<void> {
+    if (!this.makesAssets) return;
+    this.scheduled ??= this.schedule(true);
+    await this.scheduled;
+    while (!this.stopping.signal.aborted && (await this.stillRendering().catch(() => ['(job store unreachable)'])).length > 0) {
+      await delay(READY_POLL_MS, undefined, { signal: this.stopping.signal }).catch(() => undefined);
+    }
+  }
+
+  /** Schedules the preparations that have no job (their store was down at start); run by each sweep. */
+  async scheduleMissing(): Promise<void> {
+    if (this.makesAssets) await this.schedule(false);
   }
 
   /**
-   * For a process that renders no assets (role `api`): looks in the blob store every `intervalMs` for the
-   * assets another process (a worker) stores, until every avatar has all of them.
+   * The names of the avatars whose assets this process still waits for, in definition order: those whose
+   * preparation has not ended (one that failed is not waited for: its failure is logged). Empty in a process that
+   * makes no assets.
    */
-  watchForAssets(intervalMs: number): void {
-    if (this.renderer || this.watch) return;
-    this.watch = setInterval(() => {
-      if (this.entries.every((entry) => ASSETS.every((asset) => entry.assets[asset.name]))) {
-        clearInterval(this.watch);
-        return;
-      }
-      if (!this.generation) return;
-      this.generation = this.generation.then(() => this.generateAll());
-    }, intervalMs);
-    this.watch.unref();
-  }
-
-  /**
-   * The names of the avatars whose assets this process is still rendering, in definition order: those missing an
-   * asset whose rendering has not failed (a failure is logged and sets `thumbnailGenerationStatus` to `error`, so
-   * a broken avatar does not keep readiness down). Empty in a process that renders no assets (role `api`, or
-   * `backends.avatarRenderer: false`): it has nothing to wait for.
-   */
-  stillRendering(): string[] {
-    if (!this.renderer) return [];
-    return this.entries
-      .filter((entry) => entry.thumbnailGenerationStatus !== 'error' && !ASSETS.every((asset) => entry.assets[asset.name]))
-      .map((entry) => entry.name);
+  async stillRendering(): Promise<string[]> {
+    if (!this.makesAssets) return [];
+    const ended = await Promise.all(
+      this.entries.map(async (entry) => {
+        if (this.done.has(entry.uid)) return true;
+        const job = await this.preparation(entry);
+        return job !== undefined && isFinal(job.status);
+      }),
+    );
+    return this.entries.filter((_, i) => !ended[i]).map((entry) => entry.name);
   }
 
   /** One page of the catalogue, in definition order. */
@@ -109,74 +119,71 @@ export class AvatarCatalogue {
     return this.byUid.get(uid);
   }
 
-  /** The definition behind an avatar uid (used by the lip-sync worker). */
+  /** Whether `jobUid` prepares the assets of an avatar of this catalogue (a changed definition's job does not). */
+  hasPreparation(jobUid: string): boolean {
+    return this.entries.some((entry) => entry.jobUid === jobUid);
+  }
+
+  /** The definition behind an avatar uid. */
   definition(uid: string): AvatarDefinition | undefined {
     return this.byUid.get(uid)?.definition;
   }
 
-  /** Stops background generation. */
+  /** The avatar's state: its preparation's, with the creation and change times of its assets once they exist. */
+  async state(entry: AvatarEntry): Promise<CatalogueState> {
+    const cached = this.done.get(entry.uid);
+    if (cached) return cached;
+    const state = stateOfPreparation(await this.preparation(entry), this.constructedAt);
+    if (state.status !== 'completed' || !state.assets) return { ...state, createdAt: this.constructedAt };
+    const completed = { ...state, ...(await this.assetTimes(state.assets)) };
+    this.done.set(entry.uid, completed);
+    return completed;
+  }
+
+  /** Stops waiting in {@link start}. */
   async close(): Promise<void> {
-    this.abort.abort();
-    clearInterval(this.watch);
-    // generateAll logs each avatar's failure itself; anything else escaping it is logged here.
-    await this.generation?.catch((error: unknown) => this.logger.error('avatar asset generation failed', { error: String(error) }));
+    this.stopping.abort();
+    await this.scheduled;
   }
 
-  private async generateAll(): Promise<void> {
+  /** The entry's `avatarPrepare` job (`undefined`: none yet); a failed one is logged once per process. */
+  private async preparation(entry: AvatarEntry): Promise<AvatarPrepareJob | undefined> {
+    const job = (await this.jobs.get(entry.jobUid)) as AvatarPrepareJob | undefined;
+    if (job?.status === 'error' && !this.failuresLogged.has(entry.uid)) {
+      this.failuresLogged.add(entry.uid);
+      this.logger.error('avatar asset generation failed', { avatar: entry.definition.id, job: entry.jobUid, code: job.failure?.code, error: job.failure?.message });
+    }
+    return job;
+  }
+
+  /**
+   * Schedules the preparation of every avatar that has none; with `retry`, also replaces one that failed (a start
+   * tries again). One avatar's failure is logged and the others go on; two processes scheduling one job at once
+   * store it once.
+   */
+  private async schedule(retry: boolean): Promise<void> {
     for (const entry of this.entries) {
-      if (this.abort.signal.aborted) return;
+      if (this.stopping.signal.aborted) return;
       try {
-        await this.ensureAssets(entry);
+        const job = await this.jobs.get(entry.jobUid);
+        if (job && !(retry && job.status === 'error')) continue;
+        if (job) await this.jobs.delete(entry.jobUid);
+        const prefix = `avatar-${entry.uid}-${definitionFingerprint(entry.definition)}`;
+        const source = { asset: 'catalogue' as const, definition: entry.definition };
+        await this.jobs.schedule(avatarPrepareJob({ uid: entry.jobUid, owner: CATALOGUE_OWNER, source, assetPrefix: prefix }));
       } catch (error) {
-        entry.thumbnailGenerationStatus = 'error';
-        this.logger.error('avatar asset generation failed', { avatar: entry.definition.id, error: String(error) });
+        if (await this.jobs.get(entry.jobUid).catch(() => undefined)) continue; // another process stored it first
+        // The store says once that it is unreachable; each sweep adds only a debug line.
+        const log = isStoreUnavailable(error) ? this.logger.debug : this.logger.error;
+        log.call(this.logger, 'could not schedule the assets of a catalogue avatar; the next sweep tries again', { avatar: entry.definition.id, error: String(error) });
       }
     }
   }
 
-  private async ensureAssets(entry: AvatarEntry): Promise<void> {
-    const prefix = `avatar-${entry.uid}-${definitionFingerprint(entry.definition)}`;
-    let workDir: string | undefined;
-    try {
-      for (const asset of ASSETS) {
-        const id = `${prefix}-${asset.name}`;
-        const existing = await this.blobs.stat(id);
-        if (existing) {
-          entry.assets[asset.name] = existing;
-          // The thumbnail is made first, so its time is the avatar's creation; the newest asset its update.
-          if (asset.name === 'thumbnail') entry.createdAt = existing.createdAt;
-          if (existing.createdAt > entry.updatedAt || asset.name === 'thumbnail') entry.updatedAt = existing.createdAt;
-        }
-        if (entry.assets.thumbnail) entry.thumbnailGenerationStatus = 'completed';
-        if (existing) continue;
-        if (!this.renderer || this.abort.signal.aborted) return;
-        workDir ??= await this.workDirs.create('avatar');
-        const file = join(workDir, asset.file);
-        if (asset.name === 'thumbnail') await this.renderer.renderThumbnail(entry.definition, file);
-        else if (asset.name === 'preview') await this.renderer.renderPreview(entry.definition, file);
-        else await this.renderer.renderIdleVideo(entry.definition, file, this.abort.signal);
-        entry.assets[asset.name] = await this.store(id, file, asset.contentType);
-        entry.updatedAt = new Date().toISOString();
-        if (asset.name === 'thumbnail') entry.thumbnailGenerationStatus = 'completed';
-      }
-    } finally {
-      if (workDir) {
-        await rm(workDir, { recursive: true, force: true }).catch((error: unknown) => {
-          this.logger.warn('could not remove an avatar work folder; the next start will', { workDir, error: String(error) });
-        });
-      }
-    }
-  }
-
-  /** Stores a rendered asset under its fixed id; when another process stored it first, takes that one. */
-  private async store(id: string, file: string, contentType: string): Promise<BlobRef> {
-    try {
-      return await this.blobs.put(createReadStream(file), { owner: 'system', contentType }, { id });
-    } catch (error) {
-      if (!(error instanceof BlobExistsError)) throw error;
-      const winner: BlobInfo | undefined = await this.blobs.stat(id);
-      if (!winner) throw error;
-      return { id: winner.id, contentType: winner.contentType, size: winner.size };
-    }
+  /** The thumbnail's creation (made first: the avatar's creation) and the newest asset's (its last change). */
+  private async assetTimes(assets: PhotoAvatarAssets): Promise<{ createdAt: string; updatedAt: string }> {
+    const stats = await Promise.all((['thumbnail', 'preview', 'video'] as const).map((name) => this.blobs.stat((assets[name] as BlobRef).id)));
+    const times = stats.map((stat) => stat?.createdAt ?? this.constructedAt);
+    return { createdAt: times[0]!, updatedAt: times.reduce((a, b) => (b > a ? b : a)) };
   }
 }

@@ -1,10 +1,10 @@
 import type { BlobRef } from '../../domain/job.js';
 import type { LipSyncInput } from '../../domain/engines.js';
-import { avatarDefinitionSchema } from '../../domain/avatar/definition.js';
-import type { AvatarStore } from '../../storage/avatar-store.js';
-import type { AvatarCatalogue } from './avatar-catalogue.js';
+import { CATALOGUE_OWNER, type AvatarCatalogue } from './avatar-catalogue.js';
+import { ASSET_KINDS, assetKindOf } from './asset-kinds/registry.js';
+import { sourceOf, type OwnedAvatars } from './owned-avatars.js';
 
-/** What lip-sync needs of an avatar: its definition, and a photo avatar's portrait (a local file) and face. */
+/** What lip-sync needs of an avatar: its drawing definition, and a photo avatar's portrait (a local file) and face. */
 export type LipSyncSubject = Pick<LipSyncInput, 'avatar' | 'photo'>;
 
 /** Makes a local file of a blob for an engine (the job's `localFile`). */
@@ -16,29 +16,32 @@ export interface AvatarDirectory {
   usable(uid: string, owner: string): Promise<boolean>;
   /** What lip-sync needs to animate it (files made local with `localFile`); `undefined` when it no longer exists. */
   lipSyncSubject(uid: string, owner: string, localFile: LocalFile): Promise<LipSyncSubject | undefined>;
+  /** Whether an avatar still exists whose assets the `avatarPrepare` job `jobUid` of `owner` makes. */
+  prepares(jobUid: string, owner: string): Promise<boolean>;
 }
 
-/** The catalogue, then the owner's photo avatars. */
+/** The catalogue, then the owner's own avatars; each animated the way its asset kind says. */
 export class Avatars implements AvatarDirectory {
   constructor(
     private readonly catalogue: AvatarCatalogue,
-    private readonly photoAvatars: AvatarStore,
+    private readonly owned: OwnedAvatars,
   ) {}
 
   async usable(uid: string, owner: string): Promise<boolean> {
-    if (this.catalogue.get(uid)) return true;
-    const avatar = await this.photoAvatars.get(uid, owner);
-    return avatar !== undefined && avatar.status !== 'error';
+    return this.catalogue.get(uid) !== undefined || (await this.owned.usable(uid, owner));
+  }
+
+  async prepares(jobUid: string, owner: string): Promise<boolean> {
+    if (owner === CATALOGUE_OWNER) return this.catalogue.hasPreparation(jobUid);
+    return (await this.owned.record(jobUid, owner)) !== undefined;
   }
 
   async lipSyncSubject(uid: string, owner: string, localFile: LocalFile): Promise<LipSyncSubject | undefined> {
-    const avatar = this.catalogue.definition(uid);
-    if (avatar) return { avatar };
-    const photoAvatar = await this.photoAvatars.get(uid, owner);
-    if (!photoAvatar) return undefined;
-    const imagePath = await localFile(photoAvatar.photo, 'photo');
-    // The engine reads only the id, the name and the frame rate of a photo avatar's definition.
-    const definition = avatarDefinitionSchema.parse({ id: `photo-${photoAvatar.uid}`, name: photoAvatar.name.slice(0, 100) || 'photo', fps: photoAvatar.fps });
-    return { avatar: definition, photo: { imagePath, landmarks: photoAvatar.landmarks } };
+    const definition = this.catalogue.definition(uid);
+    if (definition) return ASSET_KINDS.catalogue.lipSync({ asset: 'catalogue', definition }, localFile);
+    const avatar = await this.owned.record(uid, owner);
+    if (!avatar) return undefined;
+    const source = sourceOf(avatar);
+    return assetKindOf(source).lipSync(source, localFile);
   }
 }

@@ -1,8 +1,8 @@
 import type { BlobRef } from '../../domain/job.js';
-import type { PhotoAvatar } from '../../domain/avatar/photo-avatar.js';
 import type { LinkBuilder } from '../links.js';
 import type { AvatarListItemView } from '../schemas/avatar.js';
-import type { AvatarEntry } from './avatar-catalogue.js';
+import type { AvatarEntry, CatalogueState } from './avatar-catalogue.js';
+import type { OwnedAvatarView } from './owned-avatars.js';
 
 /** Signed links to an avatar's three assets, named after `name`. */
 async function assetLinks(assets: { video?: BlobRef; preview?: BlobRef; thumbnail?: BlobRef } | undefined, name: string, links: LinkBuilder) {
@@ -15,26 +15,26 @@ async function assetLinks(assets: { video?: BlobRef; preview?: BlobRef; thumbnai
 }
 
 /** A catalogue avatar with `thumbnailGenerationStatus` (the list item); drop that field for the single response. */
-export async function catalogueAvatarView(entry: AvatarEntry, links: LinkBuilder): Promise<AvatarListItemView> {
+export async function catalogueAvatarView(entry: AvatarEntry, state: CatalogueState, links: LinkBuilder): Promise<AvatarListItemView> {
   return {
     uid: entry.uid,
     name: entry.name,
-    ...(await assetLinks(entry.assets, entry.definition.id, links)),
-    createdAt: entry.createdAt,
-    updatedAt: entry.updatedAt,
-    thumbnailGenerationStatus: entry.thumbnailGenerationStatus,
+    ...(await assetLinks(state.assets, entry.definition.id, links)),
+    createdAt: state.createdAt,
+    updatedAt: state.updatedAt,
+    thumbnailGenerationStatus: state.status,
   };
 }
 
-/** A photo avatar as created, listed and fetched: links once `completed`, `errorReason` once `error`. */
-export async function photoAvatarView(avatar: PhotoAvatar, links: LinkBuilder): Promise<AvatarListItemView> {
+/** An avatar a key made, as created, listed and fetched: links once `completed`, `errorReason` once `error`. */
+export async function ownedAvatarView({ avatar, state }: OwnedAvatarView, links: LinkBuilder): Promise<AvatarListItemView> {
   return {
     uid: avatar.uid,
     name: avatar.name,
-    ...(await assetLinks(avatar.status === 'completed' ? avatar.assets : undefined, avatar.uid, links)),
+    ...(await assetLinks(state.status === 'completed' ? state.assets : undefined, avatar.uid, links)),
     createdAt: avatar.createdAt,
-    updatedAt: avatar.updatedAt,
-    thumbnailGenerationStatus: avatar.status,
-    ...(avatar.status === 'error' && avatar.failure ? { errorReason: { ...avatar.failure } } : {}),
+    updatedAt: state.updatedAt,
+    thumbnailGenerationStatus: state.status,
+    ...(state.status === 'error' && state.failure ? { errorReason: { ...state.failure } } : {}),
   };
 }

@@ -1,19 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { resultBlobIds, type BlobRef, type ListResult } from '../../domain/job.js';
-import type { AvatarPrepareJob } from '../kinds/avatar-prepare/record.js';
+import type { BlobRef } from '../../domain/job.js';
 import type { FaceDetector } from '../../domain/engines.js';
 import { NotAnImageError, type FaceDetection } from '../../domain/avatar/photo.js';
 import { PHOTO_AVATAR_FPS, type PhotoAvatar } from '../../domain/avatar/photo-avatar.js';
 import type { Logger } from '../../domain/logger.js';
-import type { AvatarStore } from '../../storage/avatar-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { blobToLocalFile } from '../../storage/blob-files.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
 import { FairQueue, QueueFullError } from '../../queue/fair-queue.js';
 import { ApiError } from '../errors.js';
-import type { JobService } from '../jobs/job-service.js';
+import type { OwnedAvatars, OwnedAvatarView } from './owned-avatars.js';
 import { chooseFace } from './face-choice.js';
 import { checkImageFile, ImageCheckError } from '../../inference/image/image-header.js';
 
@@ -42,30 +40,15 @@ export interface ReceivedPhoto {
   field: string;
 }
 
-/** The `avatarPrepare` job that makes a photo avatar's assets; it has the avatar's uid. */
-export function prepareJobOf(avatar: PhotoAvatar): AvatarPrepareJob {
-  const now = new Date().toISOString();
-  return {
-    kind: 'avatarPrepare',
-    uid: avatar.uid,
-    owner: avatar.owner,
-    status: 'pending',
-    createdAt: now,
-    updatedAt: now,
-    input: { photo: avatar.photo, landmarks: avatar.landmarks, fps: avatar.fps, durationSec: 0 },
-  };
-}
-
 /**
- * Photo avatars (POST/DELETE /v2/avatar): creation finds the face at once (on the injected {@link FaceDetector},
- * off the event loop) so a bad photo is refused before anything exists; the assets are made by an `avatarPrepare`
- * job, through the same store, queue, runner and recovery as every job. An avatar belongs to the key that made it.
+ * The creation of photo avatars (POST /v2/avatar): it finds the face at once (on the injected {@link FaceDetector},
+ * off the event loop) so a bad photo is refused before anything exists, then hands the avatar to {@link OwnedAvatars}
+ * (stored, its assets made by its `avatarPrepare` job). An avatar belongs to the key that made it.
  */
 export class PhotoAvatarService {
   constructor(
-    private readonly store: AvatarStore,
+    private readonly avatars: OwnedAvatars,
     private readonly blobs: BlobStore,
-    private readonly jobs: JobService,
     private readonly detector: FaceDetector | undefined,
     private readonly workDirs: OwnedDirs,
     private readonly logger: Logger,
@@ -74,11 +57,6 @@ export class PhotoAvatarService {
      * `limits.maxQueuedPhotosPerKey` photos waiting gets 429 for one more.
      */
     private readonly detections: FairQueue,
-    /**
-     * Called after a pending avatar is deleted whose job had ended already (or could not be ended): deletes what a finished preparation made
-     * (see `PhotoAvatarSettler.settleDeleted`). Failures are logged; the files then expire or stay for an operator.
-     */
-    private readonly afterPendingDeleted?: (uid: string) => Promise<void>,
   ) {}
 
   /** Whether photo avatars can be created here (a face detector is configured). */
@@ -91,7 +69,7 @@ export class PhotoAvatarService {
    * @throws ApiError 400 `not_image`, `no_face`, `face_too_small`; 429 `too_many_requests` when the owner has too many
    *   photos waiting for the detector; 503 `unavailable` without a face detector.
    */
-  async create(owner: string, photo: ReceivedPhoto, name: string): Promise<PhotoAvatar> {
+  async create(owner: string, photo: ReceivedPhoto, name: string): Promise<OwnedAvatarView> {
     let adopted = false;
     let workDir: string | undefined;
     try {
@@ -109,19 +87,11 @@ export class PhotoAvatarService {
       const kept = await this.keep(owner, photo, path, contentType);
       adopted = true;
       const now = new Date().toISOString();
-      const avatar: PhotoAvatar = { uid: randomUUID(), owner, name, status: 'pending', photo: kept, landmarks, fps: PHOTO_AVATAR_FPS, createdAt: now, updatedAt: now };
+      const avatar: PhotoAvatar = { uid: randomUUID(), owner, name, asset: 'photo', photo: kept, landmarks, fps: PHOTO_AVATAR_FPS, createdAt: now, updatedAt: now };
       // The photo keeps a provisional expiry until the record exists: a process that dies in between, or a store
       // write that failed (or timed out after it ran), leaves a photo that expires rather than a leak or an avatar
-      // whose photo was deleted. The settle of its preparation clears the expiry again, should this fail.
-      await this.store.create(avatar);
-      await this.blobs.setExpiry(kept.id, undefined).catch((error: unknown) => {
-        this.logger.warn('could not keep the photo of a new avatar yet; its preparation will', { uid: avatar.uid, blob: kept.id, error: String(error) });
-      });
-      await this.jobs.schedule(prepareJobOf(avatar)).catch((error: unknown) => {
-        // The avatar exists: the sweep schedules its preparation once it is older than staleJobMs.
-        this.logger.error('could not schedule the preparation of a photo avatar; the sweep will', { uid: avatar.uid, error: String(error) });
-      });
-      return avatar;
+      // whose photo was deleted. Creation clears it once the record exists (and the preparation does, should that fail).
+      return await this.avatars.create(avatar);
     } finally {
       if (!adopted && photo.madeHere) await this.deleteBlob(photo.blob.id, 'refused photo');
       if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
@@ -142,49 +112,6 @@ export class PhotoAvatarService {
       }
       throw error instanceof NotAnImageError ? notAnImage(field, error.message) : error;
     }
-  }
-
-  /** The owner's photo avatar, or `undefined`. */
-  get(uid: string, owner: string): Promise<PhotoAvatar | undefined> {
-    return this.store.get(uid, owner);
-  }
-
-  /** A window of the owner's photo avatars, newest first. */
-  list(owner: string, offset: number, count: number): Promise<ListResult<PhotoAvatar>> {
-    return this.store.list(owner, offset, count);
-  }
-
-  /** Whether the owner may make videos with this photo avatar (it exists and its photo could be prepared). */
-  async usable(uid: string, owner: string): Promise<boolean> {
-    const avatar = await this.store.get(uid, owner);
-    return avatar !== undefined && avatar.status !== 'error';
-  }
-
-  /**
-   * Deletes the owner's photo avatar and its files (photo, idle clip, preview, thumbnail); videos made with it stay.
-   * Its preparation, if still running, stops. @throws ApiError 404 when the owner has no such avatar.
-   */
-  async delete(uid: string, owner: string): Promise<void> {
-    if (!(await this.store.get(uid, owner))) throw ApiError.notFound('avatar');
-    const deleted = await this.store.delete(uid);
-    if (!deleted) throw ApiError.notFound('avatar');
-    // The record is gone: from here on nothing may stop the files' deletion (a retry would answer 404).
-    if (deleted.status === 'pending') {
-      // Its job's end finds no avatar and deletes what the job made (see PhotoAvatarSettler). A job still running
-      // that cannot be ended now (job store unreachable) fails without its photo, or finishes and is settled alike.
-      const ended = await this.jobs.end(uid, 'canceled', 'the avatar was deleted').catch((error: unknown) => {
-        this.logger.warn('could not end the preparation of a deleted photo avatar; it ends without its photo', { uid, error: String(error) });
-        return false;
-      });
-      // A job ended here made nothing; one that had ended already (or could not be ended) may have.
-      if (!ended) {
-        await this.afterPendingDeleted?.(uid).catch((error: unknown) => {
-          this.logger.warn('could not delete what the preparation of a deleted photo avatar made', { uid, error: String(error) });
-        });
-      }
-    }
-    const ids = [deleted.photo.id, ...resultBlobIds(deleted.assets)];
-    await Promise.all(ids.map((id) => this.deleteBlob(id, 'file of a deleted avatar')));
   }
 
   /**

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { BlobRef, Job, JobResult } from '../../domain/job.js';
 import type { Logger } from '../../domain/logger.js';
-import type { BlobStore } from '../../storage/blob-store.js';
+import { BlobExistsError, type BlobMeta, type BlobStore } from '../../storage/blob-store.js';
 import { blobToLocalFile } from '../../storage/blob-files.js';
 import type { OutputFile } from '../kinds/kind-spec.js';
 import { JobFailedError } from './job-failure.js';
@@ -33,10 +33,18 @@ export async function localInputFile(blobs: BlobStore, blob: BlobRef, what: stri
 
 /**
  * Checks every output of a run, then stores them as blobs with a provisional expiry: the job's result, by name.
- * Nothing is stored once the job was aborted (an engine that ignored the signal and finished late); on a failure,
- * the blobs stored so far are deleted.
+ * Nothing is stored once the job was aborted (an engine that ignored the signal and finished late). With `ids`
+ * (the kind's fixed result ids), each is stored under its id, or the blob an earlier run stored there is kept, and a
+ * failure leaves them (another run of the job may hold them; unused, they expire); otherwise a failure deletes the
+ * blobs stored so far.
  */
-export async function storeOutputs(job: Job, outputs: Readonly<Record<string, OutputFile>>, deps: OutputDeps, signal: AbortSignal): Promise<JobResult> {
+export async function storeOutputs(
+  job: Job,
+  outputs: Readonly<Record<string, OutputFile>>,
+  deps: OutputDeps,
+  signal: AbortSignal,
+  ids?: Readonly<Record<string, string>>,
+): Promise<JobResult> {
   signal.throwIfAborted();
   const named = Object.entries(outputs);
   for (const [, output] of named) await verifyOutput(output.path, output.expected, output.what, deps.probe, signal);
@@ -45,11 +53,14 @@ export async function storeOutputs(job: Job, outputs: Readonly<Record<string, Ou
   const stored: Record<string, BlobRef> = {};
   try {
     for (const [name, output] of named) {
-      stored[name] = await deps.blobs.put(createReadStream(output.path), { owner: job.owner, contentType: output.contentType, expiresAt });
+      const meta = { owner: job.owner, contentType: output.contentType, expiresAt };
+      const id = ids?.[name];
+      stored[name] = id ? await putOrKeep(deps.blobs, output.path, meta, id) : await deps.blobs.put(createReadStream(output.path), meta);
     }
     signal.throwIfAborted();
     return stored;
   } catch (error) {
+    if (ids) throw error;
     // Left behind on failure, these still expire; deleting now frees the space at once.
     await Promise.all(
       Object.values(stored).map((ref) =>
@@ -59,5 +70,18 @@ export async function storeOutputs(job: Job, outputs: Readonly<Record<string, Ou
       ),
     );
     throw error;
+  }
+}
+
+/** Stores the file under `id`, or when a blob is there already (an earlier run of the job stored it), keeps that one. */
+async function putOrKeep(blobs: BlobStore, path: string, meta: BlobMeta, id: string): Promise<BlobRef> {
+  try {
+    return await blobs.put(createReadStream(path), meta, { id });
+  } catch (error) {
+    if (!(error instanceof BlobExistsError)) throw error;
+    const existing = await blobs.stat(id);
+    if (!existing) throw error;
+    // Its expiry stays as it is: this run's completion sets it, and a run that completed the job already cleared it.
+    return { id: existing.id, contentType: existing.contentType, size: existing.size };
   }
 }

@@ -39,9 +39,6 @@ export interface JobRunnerSettings {
   maxAttempts: number;
 }
 
-/** Called once a job of this runner reached a final state (after the store's write); must not reject. */
-export type JobEndedHook = (job: Job) => Promise<void>;
-
 /**
  * Runs one job from `pending` to a final state, and ends jobs early (`dangerousFlag`, shutdown).
  *
@@ -66,8 +63,6 @@ export class JobRunner {
     private readonly workDirs: OwnedDirs,
     private readonly settings: JobRunnerSettings,
     private readonly logger: Logger,
-    /** Told of every job this runner moved to a final state (photo avatars take their assets from it). */
-    private readonly onEnded?: JobEndedHook,
     /** Announcements of jobs ended or taken over anywhere; without them only the heartbeat notices. */
     private readonly events?: JobEvents,
   ) {}
@@ -114,7 +109,8 @@ export class JobRunner {
       clearInterval(heartbeat);
       stopListening?.();
       if (this.running.get(uid) === controller) this.running.delete(uid);
-      await this.complete(job, spec, result, expect);
+      if (await this.wanted(spec, job)) await this.complete(job, spec, result, expect);
+      else await this.drop(job, result);
       return 'ended';
     } catch (error) {
       // Shutdown with a queue that retries: the job stays `ongoing` at this attempt and the queue hands it on.
@@ -156,7 +152,7 @@ export class JobRunner {
       },
     };
     const outputs = await spec.run(job, context);
-    return storeOutputs(job, outputs, this.deps, engine.signal);
+    return storeOutputs(job, outputs, this.deps, engine.signal, spec.resultIds?.(job));
   }
 
   /** The claim: `pending → ongoing` (attempt 1), or with `takeOver` an `ongoing` job's next attempt. */
@@ -235,8 +231,10 @@ export class JobRunner {
     const blobIds = resultBlobIds(result);
     const completedAt = new Date();
     const expiresAt = new Date(completedAt.getTime() + this.settings.resultsMs).toISOString();
-    // Results kept by their owner (an avatar's assets) keep their provisional expiry until it takes them (`onEnded`).
-    if (spec.results === 'retention') await Promise.all(blobIds.map((id) => this.blobs.setExpiry(id, expiresAt)));
+    // Results kept by their owner (an avatar's assets) lose their expiry before the job completes: they have fixed
+    // ids, so a crash in between leaves them to the run that takes the job over.
+    const keptUntil = spec.results === 'retention' ? expiresAt : undefined;
+    await Promise.all(blobIds.map((id) => this.blobs.setExpiry(id, keptUntil)));
     const done = await this.store.transition(
       job.uid,
       sourcesOf('completed'),
@@ -245,20 +243,32 @@ export class JobRunner {
       expect,
     );
     if (!done) {
-      // The job was ended meanwhile (dangerousFlag, recovery) or a later attempt took it over: this result must not survive.
+      // The job was ended meanwhile (dangerousFlag, recovery, a cancel) or a later attempt took it over: this result
+      // must not survive, unless its ids are the kind's fixed ones and another attempt holds them (running or done).
+      const now = spec.resultIds ? await this.store.get(job.uid) : undefined;
+      if (now?.status === 'ongoing' || now?.status === 'completed') return;
       await this.deleteBlobs(job, blobIds, 'result of a job ended meanwhile');
       return;
     }
     this.logger.info('job completed', { uid: job.uid, kind: job.kind });
     await this.releaseScratch(done);
-    await this.ended(done);
   }
 
-  /** Tells `onEnded` of a job that reached a final state; its failure is logged (the sweep catches up). */
-  private async ended(job: Job): Promise<void> {
-    await this.onEnded?.(job).catch((error: unknown) => {
-      this.logger.warn('could not finish what follows a job end; the next sweep will', { uid: job.uid, kind: job.kind, error: String(error) });
+  /** The kind's `stillWanted`; when it cannot tell (a store down), the job is wanted. */
+  private async wanted(spec: KindSpec, job: Job): Promise<boolean> {
+    if (!spec.stillWanted) return true;
+    return spec.stillWanted(job, this.deps.services).catch((error: unknown) => {
+      this.logger.warn('could not tell whether a job is still wanted; it completes', { uid: job.uid, kind: job.kind, error: String(error) });
+      return true;
     });
+  }
+
+  /** Deletes a job whose purpose is gone (its kind's `stillWanted`), with the files its run made. */
+  private async drop(job: Job, result: JobResult): Promise<void> {
+    this.logger.warn('job dropped: what it prepared no longer exists', { uid: job.uid, kind: job.kind });
+    await this.deleteBlobs(job, resultBlobIds(result), 'result of a job no longer wanted');
+    await this.releaseScratch(job);
+    await this.store.delete(job.uid);
   }
 
   /**
@@ -271,7 +281,6 @@ export class JobRunner {
     if (!failed) return false;
     this.logger.warn('job failed', { uid, kind: failed.kind, code, reason: message });
     await this.releaseScratch(failed);
-    await this.ended(failed);
     return true;
   }
 

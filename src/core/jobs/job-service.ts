@@ -108,6 +108,8 @@ export class JobService {
    * could not take stays `pending`: the recovery sweep queues it.
    */
   async schedule(job: Job): Promise<void> {
+    // A kind whose records are the state of something else keeps them until that is deleted.
+    if (this.kinds.find(job.kind)?.record === 'kept') job = { ...job, kept: true };
     await this.store.create(job);
     if (isDangerous(job)) await this.dangerous.arm(job);
     else {

@@ -38,6 +38,24 @@ export interface KindSpec<J extends Job = Job, B extends z.ZodType = z.ZodType> 
    */
   readonly results: 'retention' | 'owner';
   /**
+   * Fixed blob ids of the results, by name (default: fresh ids for each run). A run taken over after a crash then
+   * finds what an earlier run stored under them and keeps it, so nothing is left behind that no run will use.
+   * Required with `results: 'owner'`, whose expiry is cleared just before the job completes.
+   */
+  resultIds?(job: J): { [N in keyof NonNullable<J['result']>]: string };
+  /**
+   * How long a record lives: `expires` (default: `retention.recordsMs` after the job ended) or `kept` (until it is
+   * deleted with what it belongs to; the record is the state of that resource, e.g. an avatar). A kind with kept
+   * records sends no webhook.
+   */
+  readonly record?: 'expires' | 'kept';
+  /**
+   * Asked when a run has made its files, before the job completes: false when what the job prepares is gone (an
+   * avatar deleted while its preparation ran elsewhere, by a process that could not end it). The job is then
+   * dropped: its files and its record are deleted. Default: always wanted.
+   */
+  stillWanted?(job: J, services: KindServices): Promise<boolean>;
+  /**
    * Whether a job of this kind resumes when the process running it stops (shutdown, crash) instead of ending in
    * `error`: a shutdown leaves it `ongoing` and marks it stopped, and recovery in any process hands it to a queue
    * again, up to `maxAttempts` runs. For work the client sees as a state of something else (an avatar's

@@ -39,6 +39,8 @@ export class KindRegistry {
       if (this.#byKind.has(spec.kind)) throw new Error(`two job kinds are named ${spec.kind}`);
       if (typeof spec.run !== 'function') throw new Error(`job kind ${spec.kind} has no run function`);
       if (spec.results !== 'retention' && spec.results !== 'owner') throw new Error(`job kind ${spec.kind}: results must be 'retention' or 'owner'`);
+      if (spec.results === 'owner' && typeof spec.resultIds !== 'function') throw new Error(`job kind ${spec.kind}: results kept by their owner need resultIds (fixed blob ids)`);
+      if (spec.record === 'kept' && spec.api?.webhook) throw new Error(`job kind ${spec.kind}: a kind whose records are kept sends no webhook`);
       const path = spec.api?.path;
       if (path !== undefined) {
         if (paths.has(path)) throw new Error(`job kinds ${paths.get(path)} and ${spec.kind} both serve ${path}`);

@@ -35,8 +35,7 @@ async function answers(probe: () => Promise<unknown>, timeoutMs: number): Promis
 }
 
 /** `avatar assets still rendering: Amara, Ava` (at most {@link NAMED_AVATARS} named), or undefined when none is. */
-function rendering(catalogue: ProbedStores['catalogue']): string | undefined {
-  const names = catalogue?.stillRendering() ?? [];
+function rendering(names: readonly string[]): string | undefined {
   if (names.length === 0) return undefined;
   const more = names.length - NAMED_AVATARS;
   return `avatar assets still rendering: ${names.slice(0, NAMED_AVATARS).join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
@@ -44,7 +43,8 @@ function rendering(catalogue: ProbedStores['catalogue']): string | undefined {
 
 /**
  * Asks the job store and the blob store for a record that does not exist (a read each, nothing written), and the
- * catalogue which avatars' assets (idle video, preview, thumbnail) are still being rendered at start-up.
+ * catalogue which avatars' assets (idle video, preview, thumbnail) are still being rendered at start-up (their
+ * `avatarPrepare` jobs have not ended).
  * Throws a 503 `unavailable` naming the store that failed or did not answer in time, and the avatars still rendering
  * (an avatar whose rendering failed is not waited for: its failure is logged).
  */
@@ -53,6 +53,8 @@ export async function probeStores(stores: ProbedStores, timeoutMs = READINESS_TI
     answers(() => stores.jobStore.get(`readiness-probe-${newBlobId()}`), timeoutMs),
     answers(() => stores.blobs.stat(newBlobId()), timeoutMs),
   ]);
-  const problems = [jobStore && `job store: ${jobStore}`, blobStore && `blob store: ${blobStore}`, rendering(stores.catalogue)].filter(Boolean);
+  // The avatars' state is their jobs': asked only of a job store that answers.
+  const stillRendering = jobStore ? [] : ((await stores.catalogue?.stillRendering().catch(() => [])) ?? []);
+  const problems = [jobStore && `job store: ${jobStore}`, blobStore && `blob store: ${blobStore}`, rendering(stillRendering)].filter(Boolean);
   if (problems.length > 0) throw new ApiError(503, 'unavailable', `not ready: ${problems.join('; ')}`);
 }

@@ -8,6 +8,7 @@ import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { UrlSigner } from '../../storage/url-signer.js';
 import type { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
+import type { OwnedAvatars } from '../avatars/owned-avatars.js';
 import type { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
 import type { JobRunner } from '../jobs/job-runner.js';
 import type { DangerousFlag } from '../jobs/dangerous-flag.js';
@@ -34,11 +35,13 @@ export interface Services {
   uploads: MultipartUploadPort;
   idempotency: Idempotency;
   photoAvatars: PhotoAvatarService;
+  /** The avatars keys made: listed, fetched and deleted (their state read from their preparation jobs). */
+  ownedAvatars: OwnedAvatars;
   /** Receives portraits (POST /v2/avatar), limited to `limits.maxPhotoBytes`. */
   photoUploads: MultipartUploadPort;
   /** Resolves `imageUrl` of POST /v2/avatar, limited to `limits.maxPhotoBytes`. */
   photoInputs: ResolverInputPort;
-  /** Starts the sweeper, the queue's consumer (where engines run), webhooks and avatar asset generation. */
+  /** Starts the sweeper, the queue's consumer (where engines run), webhooks and the catalogue's preparations. */
   start(): void;
   close(): Promise<void>;
 }
@@ -98,6 +101,7 @@ function servicesOf(container: DependencyContainer, made: MadeHere): Services {
     uploads: get(SERVICES.Uploads),
     idempotency: get(SERVICES.Idempotency),
     photoAvatars: get(SERVICES.PhotoAvatars),
+    ownedAvatars: get(SERVICES.OwnedAvatars),
     photoUploads: get(SERVICES.PhotoUploads),
     photoInputs: get(SERVICES.PhotoInputs),
     start() {
@@ -106,7 +110,7 @@ function servicesOf(container: DependencyContainer, made: MadeHere): Services {
       if (runsEngines) {
         const handlers = { run: (uid: string, delivery: Delivery) => runner.run(uid, delivery) };
         queue.start(handlers).catch((error: unknown) => logger.error('could not start consuming the job queue', { error: String(error) }));
-      } else catalogue.watchForAssets(ASSET_RECHECK_MS);
+      }
       void catalogue.start();
     },
     async close() {
@@ -123,6 +127,3 @@ function servicesOf(container: DependencyContainer, made: MadeHere): Services {
     },
   };
 }
-
-/** How often a process that renders no avatar assets (role `api`) looks for the assets a worker stored. */
-const ASSET_RECHECK_MS = 5_000;

@@ -15,7 +15,7 @@ import { probeMedia, type MediaBinaries } from '../../inference/media/index.js';
 import { FINAL_STATUSES } from '../../domain/state-machine.js';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import { faceDetectionQueue, PhotoAvatarService } from '../avatars/photo-avatar-service.js';
-import { PhotoAvatarSettler } from '../avatars/photo-avatar-settler.js';
+import { OwnedAvatars } from '../avatars/owned-avatars.js';
 import { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
 import { Avatars } from '../avatars/avatar-directory.js';
 import type { KindServices } from '../kinds/kind-spec.js';
@@ -39,8 +39,9 @@ const DAY_MS = 24 * 3_600_000;
  * Registers the instance's parts on its container under {@link SERVICES}, each a singleton made when first resolved
  * from the backends under `TOKENS` (whoever registered those). A class that declares its dependencies with
  * `@inject` is resolved as it is (`Idempotency`, `WebhookDispatcher`); the others are built by a factory here that
- * resolves what they need. Parts that need each other at run time (the runner settles photo avatars, whose settler
- * needs the job service, which ends jobs through the runner) resolve the other when called, not when built.
+ * resolves what they need. Parts that need each other at run time (avatars schedule their preparations through the
+ * job service, whose kinds read the avatars, and which ends jobs through the runner) resolve the other when called,
+ * not when built.
  */
 export function registerServices(container: DependencyContainer): void {
   const options = container.resolve<ResolvedOptions>(TOKENS.Options);
@@ -51,7 +52,7 @@ export function registerServices(container: DependencyContainer): void {
   const blobsOf = (c: DependencyContainer) => c.resolve<BlobStore>(TOKENS.BlobStore);
   const jobsOf = (c: DependencyContainer) => c.resolve<JobStore>(SERVICES.JobStore);
   const runnerOf = (c: DependencyContainer) => c.resolve<JobRunner>(SERVICES.JobRunner);
-  const settlerOf = (c: DependencyContainer) => c.resolve<PhotoAvatarSettler>(SERVICES.PhotoAvatarSettler);
+  const serviceOf = (c: DependencyContainer) => c.resolve<JobService>(SERVICES.JobService);
 
   // The store's transitions are watched, so the job runner and the service carry no metrics or announcement code:
   // whoever ends a job (a cancel, recovery, a deadline) or takes it over, the store's wrapper announces it.
@@ -68,16 +69,37 @@ export function registerServices(container: DependencyContainer): void {
     const signer = c.resolve<UrlSigner>(TOKENS.UrlSigner);
     return (baseUrl: string) => new LinkBuilder(signer, baseUrl, options.retention.linkTtlMs);
   });
+  // Avatar assets are made by `avatarPrepare` jobs: a process that makes them (it runs engines and can draw catalogue
+  // avatars) schedules the catalogue's; any process reads their state.
   single(
     SERVICES.Catalogue,
-    (c) => new AvatarCatalogue(c.resolve<AvatarDefinition[]>(TOKENS.AvatarDefinitions), blobsOf(c), maybe(c, TOKENS.AvatarRenderer), logger, c.resolve(SERVICES.WorkDirs)),
+    (c) =>
+      new AvatarCatalogue(
+        c.resolve<AvatarDefinition[]>(TOKENS.AvatarDefinitions),
+        { get: (uid) => jobsOf(c).get(uid), schedule: (job) => serviceOf(c).schedule(job), delete: (uid) => jobsOf(c).delete(uid) },
+        blobsOf(c),
+        logger,
+        maybe(c, TOKENS.AvatarRenderer) !== undefined,
+      ),
+  );
+  single(
+    SERVICES.OwnedAvatars,
+    (c) =>
+      new OwnedAvatars(
+        c.resolve<AvatarStore>(TOKENS.AvatarStore),
+        jobsOf(c),
+        { schedule: (job) => serviceOf(c).schedule(job), end: (uid, code, message) => serviceOf(c).end(uid, code, message) },
+        blobsOf(c),
+        options.retention.staleJobMs,
+        logger,
+      ),
   );
   // What the job kinds may use to create and run their jobs; engines are looked up in the container when a job runs.
   single<KindServices>(SERVICES.KindServices, (c) => ({
     options,
     blobs: blobsOf(c),
     logger,
-    avatars: new Avatars(c.resolve(SERVICES.Catalogue), c.resolve<AvatarStore>(TOKENS.AvatarStore)),
+    avatars: new Avatars(c.resolve(SERVICES.Catalogue), c.resolve(SERVICES.OwnedAvatars)),
     engine: <T>(token: symbol) => maybe<T>(c, token),
   }));
   single(SERVICES.JobRunner, (c) => {
@@ -101,7 +123,6 @@ export function registerServices(container: DependencyContainer): void {
         maxAttempts: options.maxAttempts,
       },
       logger,
-      (job): Promise<void> => settlerOf(c).settle(job),
       c.resolve(TOKENS.JobEvents),
     );
   });
@@ -168,21 +189,15 @@ export function registerServices(container: DependencyContainer): void {
       ),
   );
   single(
-    SERVICES.PhotoAvatarSettler,
-    (c) => new PhotoAvatarSettler(c.resolve(TOKENS.AvatarStore), jobsOf(c), blobsOf(c), c.resolve(SERVICES.JobService), options.retention.staleJobMs, logger),
-  );
-  single(
     SERVICES.PhotoAvatars,
     (c) =>
       new PhotoAvatarService(
-        c.resolve(TOKENS.AvatarStore),
+        c.resolve(SERVICES.OwnedAvatars),
         blobsOf(c),
-        c.resolve(SERVICES.JobService),
         maybe(c, TOKENS.FaceDetector),
         c.resolve(SERVICES.WorkDirs),
         logger,
         faceDetectionQueue(options.limits.maxQueuedPhotosPerKey),
-        (uid) => settlerOf(c).settleDeleted(uid),
       ),
   );
   single(
@@ -203,7 +218,7 @@ export function registerServices(container: DependencyContainer): void {
     SERVICES.Sweeper,
     (c) =>
       new Sweeper(blobsOf(c), c.resolve(SERVICES.Recovery), options.retention.sweepIntervalMs, logger, jobsOf(c), [
-        { name: 'photo avatar recovery', run: () => settlerOf(c).sweep() },
+        { name: 'catalogue avatar jobs', run: () => c.resolve<AvatarCatalogue>(SERVICES.Catalogue).scheduleMissing() },
       ]),
   );
 }

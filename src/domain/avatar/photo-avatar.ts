@@ -1,14 +1,15 @@
-import type { BlobRef, JobFailure } from '../job.js';
+import type { BlobRef } from '../job.js';
 import type { FaceLandmarks } from './face-landmarks.js';
+import type { OwnedAvatarFields } from './owned-avatar.js';
 
-/** Values of a photo avatar's `thumbnailGenerationStatus`: its assets are being made, exist, or failed. */
+/** Values of an avatar's `thumbnailGenerationStatus`: its assets are being made, exist, or could not be made. */
 export const PHOTO_AVATAR_STATUSES = ['pending', 'completed', 'error'] as const;
 export type PhotoAvatarStatus = (typeof PHOTO_AVATAR_STATUSES)[number];
 
 /** Frame rate of a photo avatar's idle clip and of the videos made with it. */
 export const PHOTO_AVATAR_FPS = 25;
 
-/** The catalogue assets of a photo avatar, made in the background after its creation. */
+/** An avatar's assets, made in the background by its `avatarPrepare` job. */
 export type PhotoAvatarAssets = {
   /** The idle clip (mp4). */
   video: BlobRef;
@@ -18,26 +19,21 @@ export type PhotoAvatarAssets = {
   thumbnail: BlobRef;
 };
 
-/**
- * An avatar made from a portrait (POST /v2/avatar), kept by an `AvatarStore` until its owner deletes it.
- * Its uid is also the uid of the `avatarPrepare` job that makes its assets.
- */
-export interface PhotoAvatar {
-  uid: string;
-  /** Owner: a hash of the API key that created it; no other key sees it. */
-  owner: string;
-  name: string;
-  /** `pending` until the assets exist, then `completed`; `error` (with `failure`) when they could not be made. */
-  status: PhotoAvatarStatus;
-  /** The portrait as uploaded (JPEG, PNG or WebP). */
+/** What a photo avatar is made from: a portrait and the face found in it once, at creation. */
+export interface PhotoSource {
+  asset: 'photo';
+  /** The portrait as uploaded (JPEG, PNG or WebP); the avatar owns it. */
   photo: BlobRef;
-  /** The face to animate (the largest found), found once at creation. */
+  /** The face to animate (the largest found). */
   landmarks: FaceLandmarks;
   fps: number;
-  /** Set once `completed`. */
-  assets?: PhotoAvatarAssets;
-  /** Set once `error`. */
-  failure?: JobFailure;
-  createdAt: string;
-  updatedAt: string;
+}
+
+/**
+ * An avatar made from a portrait (POST /v2/avatar), kept by an `AvatarStore` until its owner deletes it. Its
+ * assets are made by the `avatarPrepare` job with its uid, whose state is the avatar's (`thumbnailGenerationStatus`).
+ * `asset` is absent in records written before asset kinds existed (they are photo avatars).
+ */
+export interface PhotoAvatar extends OwnedAvatarFields, Omit<PhotoSource, 'asset'> {
+  asset?: 'photo';
 }

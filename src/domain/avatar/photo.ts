@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { FaceLandmarks } from './face-landmarks.js';
+import type { AvatarDefinition } from './definition.js';
 
 /**
  * A photo avatar's source: the uploaded portrait and the face found in it. The renderer shows the
@@ -9,6 +11,18 @@ export interface PhotoFace {
   imagePath: string;
   /** The face to animate (the largest one found), in the image's pixels. */
   landmarks: FaceLandmarks;
+}
+
+/** The frame size of a photo avatar's idle clip and preview, and of its videos unless a job asks for another. */
+export const PHOTO_FRAME_SIZE = { width: 512, height: 512 } as const;
+
+/**
+ * A photo avatar's definition for drawing, the same for its assets and its videos: its id (which seeds the blinks
+ * and head motion) is derived from the face, so the same photo always moves the same way.
+ */
+export function photoDefinition(face: Pick<PhotoFace, 'landmarks'>, fps: number, size: { width: number; height: number } = PHOTO_FRAME_SIZE): AvatarDefinition {
+  const digest = createHash('sha256').update(JSON.stringify(face.landmarks.points)).digest('hex').slice(0, 16);
+  return { id: `photo-${digest}`, name: 'photo', width: size.width, height: size.height, fps };
 }
 
 /** What {@link FaceDetector.detect} found in one image. */

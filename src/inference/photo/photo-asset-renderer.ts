@@ -1,6 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { AvatarDefinition } from '../../domain/avatar/definition.js';
-import type { PhotoFace } from '../../domain/avatar/photo.js';
+import { photoDefinition, type PhotoFace } from '../../domain/avatar/photo.js';
 import type { PhotoAvatarAssetRenderer } from '../../domain/engines.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import { resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
@@ -27,14 +25,7 @@ export interface PhotoAvatarAssetRendererOptions {
   thread?: AssetThread;
 }
 
-/**
- * A photo avatar's definition for drawing: its id (which seeds the blinks and head motion) is derived from
- * the face, so the same photo always moves the same way.
- */
-export function photoDefinition(face: PhotoFace, fps: number, size: { width: number; height: number }): AvatarDefinition {
-  const digest = createHash('sha256').update(JSON.stringify(face.landmarks.points)).digest('hex').slice(0, 16);
-  return { id: `photo-${digest}`, name: 'photo', width: size.width, height: size.height, fps };
-}
+export { photoDefinition } from '../../domain/avatar/photo.js';
 
 /**
  * Renders a photo avatar's catalogue assets with {@link PhotoFrameRenderer}: a seamless idle clip (blinks,
