@@ -10,11 +10,14 @@
  * batches, one line each (the first includes the engines' cold start: worker threads, model loads), and a summary
  * line with the medians. Target: p99 ≤ 20 ms and max ≤ 100 ms per batch. Each batch line also says how many
  * processes were spawned from the host's main thread and how long those calls blocked it (a spawn forks the host:
- * about 9 ms per 100 MB of its memory), and the host's memory after the batch.
+ * about 9 ms per 100 MB of its memory), and the host's memory after the batch. A last batch runs under V8's sampling
+ * profiler (`BENCH_EVENT_LOOP_STACKS=0` leaves it out) and its `stacks` line names what held the host's thread in
+ * each stretch of at least BENCH_EVENT_LOOP_LONG_TASK_MS (default 5) ms without a pause (see lib/long-tasks.ts);
+ * BENCH_EVENT_LOOP_PROFILE_FILE names a file to keep that profile in (a .cpuprofile for Chrome's DevTools).
  */
 import type * as ChildProcesses from 'node:child_process';
 import { execFile, fork } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
@@ -32,6 +35,8 @@ import type { JobBatch, JobBatchResult, JobPlan } from './lib/job-client.js';
 import type { BenchSection } from './lib/settings.js';
 import { median } from './lib/stats.js';
 import { makeSpeech } from './lipsync/speech.js';
+import { profiled } from './lib/cpu-breakdown.js';
+import { longTasks } from './lib/long-tasks.js';
 
 const run = promisify(execFile);
 const JOBS = Math.max(1, Number(process.env.BENCH_EVENT_LOOP_JOBS ?? 20));
@@ -40,6 +45,12 @@ const SECONDS = Math.max(1, Number(process.env.BENCH_EVENT_LOOP_SECONDS ?? 3));
 const IDLE_MS = Math.max(100, Number(process.env.BENCH_EVENT_LOOP_IDLE_MS ?? 3000));
 const KEYS = ['bench-loop-a', 'bench-loop-b', 'bench-loop-c', 'bench-loop-d'];
 const RESOLUTION_MS = 1;
+/** Whether a last, profiled batch reports the host thread's long stretches (`BENCH_EVENT_LOOP_STACKS`, default 1). */
+const STACKS = process.env.BENCH_EVENT_LOOP_STACKS !== '0';
+/** The shortest stretch it reports (ms). */
+const LONG_TASK_MS = Math.max(1, Number(process.env.BENCH_EVENT_LOOP_LONG_TASK_MS ?? 5));
+/** The profiler's sampling interval there (µs). */
+const SAMPLE_MICROS = 250;
 const CLIENT = fileURLToPath(new URL('./lib/job-client.ts', import.meta.url));
 
 /** p50/p99/max of a histogram in ms (its values are in ns). */
@@ -164,6 +175,13 @@ export const eventLoopBench: BenchSection = async (_settings, emit) => {
         mainThreadSpawnMaxMs: ms(spawned.at(-1)),
         hostRssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
       });
+    }
+    if (STACKS) {
+      // One more batch under V8's sampling profiler (not counted above: sampling costs the loop a little), to say
+      // what holds the host's thread in its long stretches.
+      const { result: profiledRound, profile } = await profiled(SAMPLE_MICROS, () => sampled(() => batch({ origin, jobs, pollMs: 250, timeoutMs: 600_000 })));
+      if (process.env.BENCH_EVENT_LOOP_PROFILE_FILE) await writeFile(process.env.BENCH_EVENT_LOOP_PROFILE_FILE, JSON.stringify({ ...profile, startTime: 0, endTime: 0 }));
+      emit({ bench: 'event-loop', phase: 'stacks', minMs: LONG_TASK_MS, sampleMicros: SAMPLE_MICROS, ...profiledRound.loop, ...longTasks(profile, SAMPLE_MICROS, LONG_TASK_MS) });
     }
     const med = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick));
     const summary = { p50Ms: med((r) => r.p50Ms), p99Ms: med((r) => r.p99Ms), maxMs: med((r) => r.maxMs) };

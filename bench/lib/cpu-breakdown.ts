@@ -15,7 +15,7 @@ export interface LayerShare {
   microsPerRequest: number;
 }
 
-interface ProfileNode {
+export interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string };
   children?: number[];
@@ -32,27 +32,40 @@ export async function cpuBreakdown(
   rules: readonly LayerRule[],
   work: () => Promise<number>,
 ): Promise<{ requests: number; cpuMicrosPerRequest: number; layers: LayerShare[] }> {
+  const cpu = process.cpuUsage();
+  const { result: requests, profile } = await profiled(100, work);
+  const used = process.cpuUsage(cpu);
+  const cpuMicrosPerRequest = (used.user + used.system) / Math.max(1, requests);
+  const counts = layerCounts(profile.nodes, profile.samples, rules);
+  const busy = [...counts.values()].reduce((sum, count) => sum + count, 0);
+  const layers = [...counts]
+    .map(([layer, count]) => ({
+      layer,
+      share: Math.round((count / busy) * 1000) / 1000,
+      microsPerRequest: Math.round((count / busy) * cpuMicrosPerRequest * 10) / 10,
+    }))
+    .sort((a, b) => b.share - a.share);
+  return { requests, cpuMicrosPerRequest: Math.round(cpuMicrosPerRequest * 10) / 10, layers };
+}
+
+/** What V8's sampling profiler recorded: the call tree, and per sample its leaf node and the time since the last. */
+export interface SampledProfile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+/** Runs `work` under V8's sampling profiler (this process's main thread, one sample per `intervalMicros`). */
+export async function profiled<T>(intervalMicros: number, work: () => Promise<T>): Promise<{ result: T; profile: SampledProfile }> {
   const session = new Session();
   session.connect();
   try {
     await session.post('Profiler.enable');
-    await session.post('Profiler.setSamplingInterval', { interval: 100 });
+    await session.post('Profiler.setSamplingInterval', { interval: intervalMicros });
     await session.post('Profiler.start');
-    const cpu = process.cpuUsage();
-    const requests = await work();
-    const used = process.cpuUsage(cpu);
+    const result = await work();
     const { profile } = await session.post('Profiler.stop');
-    const cpuMicrosPerRequest = (used.user + used.system) / Math.max(1, requests);
-    const counts = layerCounts(profile.nodes as ProfileNode[], profile.samples ?? [], rules);
-    const busy = [...counts.values()].reduce((sum, count) => sum + count, 0);
-    const layers = [...counts]
-      .map(([layer, count]) => ({
-        layer,
-        share: Math.round((count / busy) * 1000) / 1000,
-        microsPerRequest: Math.round((count / busy) * cpuMicrosPerRequest * 10) / 10,
-      }))
-      .sort((a, b) => b.share - a.share);
-    return { requests, cpuMicrosPerRequest: Math.round(cpuMicrosPerRequest * 10) / 10, layers };
+    return { result, profile: { nodes: profile.nodes as ProfileNode[], samples: profile.samples ?? [], timeDeltas: profile.timeDeltas ?? [] } };
   } finally {
     session.disconnect();
   }
