@@ -146,6 +146,31 @@ test('mp3 output by option', async () => {
   assert.ok(Math.abs(probe.durationSec - expected) < 0.1, `mp3 duration ${probe.durationSec}, input ${expected}`);
 });
 
+test('a 5.1 input with mp3 output: the decode started in the input\'s format starts again in stereo, and the stems sum to its stereo downmix', async () => {
+  const input = join(dir, 'six.wav');
+  await ffmpeg(['-i', join(dir, 'mix.wav'), '-t', '3', '-af', 'pan=5.1|FL=c0|FR=c1|FC=0.5*c0|LFE=0*c0|BL=0.3*c0|BR=0.3*c1', '-c:a', 'pcm_f32le', input]);
+  const engine = new OnnxSeparationEngine({ binaries, logger: silent, format: 'mp3', mp3BitrateKbps: 192 });
+  const speechPath = join(dir, 'six-speech.mp3');
+  const ambiencePath = join(dir, 'six-ambience.mp3');
+  await engine.separate({ audioPath: input, durationSec: await durationOf(input), speechPath, ambiencePath }, context());
+  for (const stem of [speechPath, ambiencePath]) assert.equal((await probeMedia(stem, binaries)).audio?.channels, 2);
+  // The stems add up to ffmpeg's own stereo downmix of the input (up to mp3's coding loss and its encoder delay).
+  const [speech, ambience, stereo] = await Promise.all([pcm(speechPath, 44100, 2), pcm(ambiencePath, 44100, 2), pcm(input, 44100, 2)]);
+  const n = Math.min(speech.length, ambience.length, stereo.length);
+  let bestError = Number.POSITIVE_INFINITY;
+  for (let lag = 0; lag <= 4000; lag += 2) {
+    let err = 0;
+    let ref = 0;
+    for (let i = 0; i + lag < n; i += 7) {
+      const d = speech[i + lag] + ambience[i + lag] - stereo[i];
+      err += d * d;
+      ref += stereo[i] * stereo[i];
+    }
+    bestError = Math.min(bestError, err / ref);
+  }
+  assert.ok(bestError < 0.05, `relative error of the sum ${bestError}`);
+});
+
 test('an input without audio rejects with a clear reason and writes nothing', async () => {
   const engine = new OnnxSeparationEngine({ binaries, logger: silent });
   const speechPath = join(dir, 'none-speech');

@@ -35,13 +35,13 @@ export function decodeAudio(path: string, format: DecodeOptions, binaries: Media
 /**
  * Decodes the first audio stream of a local file once into several PCM formats: one ffmpeg, which demuxes and
  * decodes the input once and resamples it for each format (the samples are those {@link decodeAudio} gives for that
- * format). One stream per format, in order; each ends cleanly only when ffmpeg succeeded, and all are destroyed with
+ * format). A format without `sampleRate` or `channels` keeps the input's. One stream per format, in order; each ends cleanly only when ffmpeg succeeded, and all are destroyed with
  * its error when it failed. Read them all as they come: ffmpeg writes them in step, so one left unread stalls the
  * others once its pipe is full.
  */
 export function decodeAudioAs(
   path: string,
-  formats: readonly PcmFormat[],
+  formats: readonly Partial<PcmFormat>[],
   options: Pick<DecodeOptions, 'signal' | 'maxDurationSec'>,
   binaries: MediaBinaries,
 ): Readable[] {
@@ -51,7 +51,8 @@ export function decodeAudioAs(
     args.push(
       '-map', '0:a:0', '-vn', '-sn', '-dn',
       ...decodedDurationCap(options.maxDurationSec),
-      '-ac', String(format.channels), '-ar', String(format.sampleRate),
+      ...(format.channels === undefined ? [] : ['-ac', String(format.channels)]),
+      ...(format.sampleRate === undefined ? [] : ['-ar', String(format.sampleRate)]),
       '-c:a', 'pcm_f32le', '-f', 'f32le', `pipe:${outputFd(i)}`,
     );
   });

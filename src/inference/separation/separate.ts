@@ -2,7 +2,8 @@
  * The compute of {@link OnnxSeparationEngine}, on the thread that calls it (a child process by default). Method (see
  * training/separation/README.md):
  *
- * 1. probe the input; no audio stream → Error (the job ends in `error` with that message);
+ * 1. probe the input (when the job's duration is known, ffmpeg starts meanwhile, in the input's own format); no audio
+ *    stream → Error (the job ends in `error` with that message);
  * 2. decode it once, streaming, into two PCM streams (one ffmpeg): at its own rate and at 16 kHz (model rate), both
  *    with its own channel count, read as they come;
  * 3. at 16 kHz: the model's masks from the downmix's STFT magnitudes, in chunks with context;
@@ -19,7 +20,7 @@ import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { Logger } from '../../domain/logger.js';
 import type { JobProgress } from '../../domain/job.js';
 import type { SeparationInput } from '../../domain/engines.js';
-import { decodeAudioAs, encodeAudio, probeMedia, type MediaBinaries } from '../media/index.js';
+import { decodeAudioAs, encodeAudio, probeMedia, type MediaBinaries, type PcmFormat } from '../media/index.js';
 import { SeparationModel } from './model.js';
 import { FullBandSeparator } from './fullband.js';
 import { HOP, MODEL_RATE } from './stft.js';
@@ -55,28 +56,91 @@ export async function separateOnThisThread(
 ): Promise<void> {
   signal.throwIfAborted();
   const { binaries } = settings;
-  const probe = await probeMedia(input.audioPath, binaries, { signal });
-  if (!probe.audio) throw new Error('the input has no audio stream: there is nothing to separate');
   const maxSec = settings.maxDurationSec;
   // A job's duration was measured by decoding (a header may lie); only a direct caller that gives none gets the probe's.
   const measured = input.durationSec > 0 ? input.durationSec : undefined;
-  const durationSec = measured ?? probe.durationSec;
-  if (durationSec > maxSec) {
-    throw new Error(`the input lasts ${durationSec.toFixed(1)} s, longer than the ${maxSec} s separation limit`);
-  }
-  const sampleRate = probe.audio.sampleRate > 0 ? probe.audio.sampleRate : 44100;
-  let channels = probe.audio.channels > 0 ? probe.audio.channels : 1;
-  if (settings.format === 'mp3') channels = Math.min(channels, 2); // mp3 carries at most two channels
-  const model = await SeparationModel.load(settings.modelPath, {
-    intraOpNumThreads: settings.intraOpNumThreads,
-    executionProviders: settings.executionProviders,
-  });
-  hooks.onModel?.(model);
-  signal.throwIfAborted();
-
+  if (measured !== undefined) refuseLonger(measured, maxSec);
   const abort = new AbortController();
   const onAbort = (): void => abort.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
+  const decode = (format?: PcmFormat): Decoded =>
+    listened(
+      decodeAudioAs(
+        input.audioPath,
+        [format ?? {}, { sampleRate: MODEL_RATE, channels: format?.channels }],
+        { signal: abort.signal, maxDurationSec: measured },
+        binaries,
+      ),
+    );
+  // With the job's duration known (and within the limit), ffmpeg starts with the probe instead of after it, in the
+  // input's own rate and channel count: the format the probe is about to confirm (else it starts again in the
+  // format asked for). Each start costs a process (a fork and ffmpeg's own start-up: tens of ms).
+  let decoded = measured !== undefined ? decode() : undefined;
+  try {
+    const probe = await probeMedia(input.audioPath, binaries, { signal });
+    if (!probe.audio) throw new Error('the input has no audio stream: there is nothing to separate');
+    refuseLonger(measured ?? probe.durationSec, maxSec);
+    const sampleRate = probe.audio.sampleRate > 0 ? probe.audio.sampleRate : 44100;
+    let channels = probe.audio.channels > 0 ? probe.audio.channels : 1;
+    if (settings.format === 'mp3') channels = Math.min(channels, 2); // mp3 carries at most two channels
+    if (decoded && (probe.audio.sampleRate !== sampleRate || probe.audio.channels !== channels)) {
+      destroyAll(decoded);
+      decoded = undefined;
+    }
+    decoded ??= decode({ sampleRate, channels });
+    const model = await SeparationModel.load(settings.modelPath, {
+      intraOpNumThreads: settings.intraOpNumThreads,
+      executionProviders: settings.executionProviders,
+    });
+    hooks.onModel?.(model);
+    signal.throwIfAborted();
+    await separateDecoded(settings, input, { signal, abort, hooks, model, decoded, sampleRate, channels, total: measured ?? probe.durationSec });
+  } catch (error) {
+    if (decoded) destroyAll(decoded);
+    throw error;
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
+}
+
+/** The two PCM streams of one decode: at the input's rate, and at 16 kHz for the model. */
+type Decoded = [native: Readable, low: Readable];
+
+/** The streams, each with an error listener: one that fails before it is read must not be an uncaught error. */
+function listened(streams: Readable[]): Decoded {
+  for (const stream of streams) stream.on('error', () => undefined);
+  return streams as Decoded;
+}
+
+function destroyAll(streams: readonly Readable[]): void {
+  for (const stream of streams) stream.destroy();
+}
+
+function refuseLonger(durationSec: number, maxSec: number): void {
+  if (durationSec > maxSec) {
+    throw new Error(`the input lasts ${durationSec.toFixed(1)} s, longer than the ${maxSec} s separation limit`);
+  }
+}
+
+/** What {@link separateDecoded} works with, once the input's format is known and its decode started. */
+interface DecodedRun {
+  signal: AbortSignal;
+  /** Aborted with the first failure (or the caller's abort): stops ffmpeg and the encoders. */
+  abort: AbortController;
+  hooks: SeparationHooks;
+  model: SeparationModel;
+  decoded: Decoded;
+  sampleRate: number;
+  channels: number;
+  /** The input's duration in seconds, for progress. */
+  total: number;
+}
+
+/** Steps 3 to 5 of the method: masks, full-band stems and their encodes, from the decoded streams. */
+async function separateDecoded(settings: SeparationSettings, input: SeparationInput, run: DecodedRun): Promise<void> {
+  const { signal, abort, hooks, model, sampleRate, channels, total } = run;
+  const [native, low] = run.decoded;
+  const { binaries } = settings;
   const inner = abort.signal;
   const fail = (error: unknown): never => {
     if (!inner.aborted) abort.abort(error);
@@ -91,20 +155,9 @@ export async function separateOnThisThread(
     );
   const speechOut = new PassThrough();
   const ambienceOut = new PassThrough();
-  const [native, low] = decodeAudioAs(
-    input.audioPath,
-    [
-      { sampleRate, channels },
-      { sampleRate: MODEL_RATE, channels },
-    ],
-    { signal: inner, maxDurationSec: measured },
-    binaries,
-  ) as [Readable, Readable];
   const separator = new FullBandSeparator(model, channels, sampleRate, {
     chunkFrames: Math.round((settings.chunkSeconds * MODEL_RATE) / HOP),
   });
-
-  const total = input.durationSec > 0 ? input.durationSec : probe.durationSec;
   // ffmpeg writes both streams in step, so both are read as they come: the 16 kHz copy feeds the model (which runs
   // on each chunk it completes), the native frames wait in the separator for their masks. Neither side can run
   // ahead of the other by more than a pipe's buffer, so memory stays at about one model chunk.
@@ -128,7 +181,7 @@ export async function separateOnThisThread(
       hooks.onProgress({ done: Math.min(Math.round(done * 10) / 10, total || done), total: total || done, unit: 'seconds' });
     }
   };
-  const run = async (): Promise<void> => {
+  const pump = async (): Promise<void> => {
     const reader = new FrameReader(channels);
     for await (const chunk of native as AsyncIterable<Buffer>) {
       inner.throwIfAborted();
@@ -146,15 +199,13 @@ export async function separateOnThisThread(
   try {
     await Promise.all([
       lowDone.catch(fail),
-      run().catch(fail),
+      pump().catch(fail),
       encode(speechOut, input.speechPath).catch(fail),
       encode(ambienceOut, input.ambiencePath).catch(fail),
     ]);
   } catch (error) {
     for (const s of [low, native, speechOut, ambienceOut]) s.destroy();
     throw signal.aborted ? (signal.reason ?? error) : inner.reason instanceof Error ? inner.reason : error;
-  } finally {
-    signal.removeEventListener('abort', onAbort);
   }
 }
 
