@@ -21,6 +21,10 @@ function copy(value: JsonValue): JsonValue {
   if (typeof value !== 'object' || value === null) return value;
   if (Array.isArray(value)) return value.map(copy);
   const out: { [key: string]: JsonValue } = {};
-  for (const key in value) out[key] = copy(value[key]!);
+  for (const key in value) {
+    // Assigning `__proto__` would set the copy's prototype; JSON.parse makes it an own field, and so does this.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copy(value[key]!), enumerable: true, writable: true, configurable: true });
+    else out[key] = copy(value[key]!);
+  }
   return out;
 }

@@ -18,4 +18,14 @@ describe('json-copy', () => {
     (copy.nested.list[1] as { b: string }).b = 'changed';
     assert.equal((record.nested.list[1] as { b: string }).b, 'x');
   });
+
+  it('copyJson keeps a "__proto__" key as an own field, as JSON.parse does, and never sets the copy\'s prototype', () => {
+    // A record's free-form JSON (a host kind's input, say) may hold the key: JSON.parse makes it an own property.
+    const source = toJson(JSON.parse('{"meta":{"__proto__":{"admin":true},"a":1}}') as { meta: Record<string, unknown> });
+    const copy = copyJson(source);
+    assert.deepEqual(Object.keys(copy.meta), ['__proto__', 'a']);
+    assert.equal(Object.getPrototypeOf(copy.meta), Object.prototype);
+    assert.equal(copy.meta['admin'], undefined);
+    assert.equal(JSON.stringify(copy), JSON.stringify(source));
+  });
 });
