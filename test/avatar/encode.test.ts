@@ -75,8 +75,11 @@ test('abort mid-render kills ffmpeg, rejects, and leaves no output', async () =>
   const controller = new AbortController();
   const engine = new CanvasLipSyncEngine(new FixedSequenceAnalyzer(2), { binaries, progressIntervalMs: 0 });
   let sawFfmpeg = false;
+  let aborting = false;
   const run = engine.render({ audioPath: audio, durationSec: 2, avatar: ava, outputPath: out }, context(controller.signal, (p) => {
-    if (p.done === 10) {
+    // The first report of a frame in the encoder (frames are reported a few times a second, the first at once).
+    if (p.done > 0 && !aborting) {
+      aborting = true;
       void ffmpegDescendants().then((pids) => {
         sawFfmpeg = pids.length > 0;
         controller.abort();

@@ -19,7 +19,7 @@ export interface FrameEncoderSetup {
  * says the parent is done with a frame it was sent, so the child may draw into that slot again.
  * Every message names its video (`job`); a child ignores releases of a video it no longer draws.
  * With an `encoder`, the child starts ffmpeg at `prepare` and writes each frame into it itself (no
- * `frame`/`release` messages, no pixels cross the channel; `encoded` reports progress); `stop`
+ * `frame`/`release` messages, no pixels cross the channel; `encoded` reports progress, a few times a second); `stop`
  * aborts that video (ffmpeg is killed, the partial file removed) and is answered with `error`.
  */
 export type ToFrameWorker =
@@ -44,7 +44,7 @@ export type FromFrameWorker =
   | { type: 'ready'; job: number }
   /** Frame `index`'s pixels (in the encoder's `pixelFormat`, else RGBA), drawn in `slot`. */
   | { type: 'frame'; job: number; index: number; slot: number; pixels: Uint8Array }
-  /** Frames `0 … index` are in the encoder (encoder mode only). */
+  /** Frames `0 … index` are in the encoder (encoder mode only; sent at most every 100 ms, and for the last frame). */
   | { type: 'encoded'; job: number; index: number }
   | { type: 'done'; job: number }
   /** `error` is the failure itself, with its name and code (e.g. a `MediaProcessError` of ffmpeg). */

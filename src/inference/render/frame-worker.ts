@@ -18,6 +18,9 @@ import type { FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js'
 import { serializeError } from '../workers/task-protocol.js';
 import { serveChild } from '../workers/serve-child.js';
 
+/** Least time between two `encoded` reports (the engine reports progress at most every 250 ms). */
+const ENCODED_REPORT_MS = 100;
+
 type Prepare = Extract<ToFrameWorker, { type: 'prepare' }>;
 type Draw = Extract<ToFrameWorker, { type: 'draw' }>;
 
@@ -75,6 +78,7 @@ for (;;) {
     post({ type: 'ready', job: video.job });
     await until(() => draw !== undefined && draw.job === video.job, signal);
     const { mouths, total } = draw!;
+    let reportedAt = Number.NEGATIVE_INFINITY;
     for (let index = 0; index < total; index++) {
       await until(() => free.length > 0, signal);
       const slot = free.shift()!;
@@ -86,7 +90,13 @@ for (;;) {
           free.push(slot);
           notify();
         });
-        post({ type: 'encoded', job: video.job, index });
+        // `encoded` counts every frame before it too, so one message now and then says as much as one per frame
+        // did, for a fraction of the messages the parent (the host's event loop) has to take.
+        const now = performance.now();
+        if (now - reportedAt >= ENCODED_REPORT_MS || index === total - 1) {
+          reportedAt = now;
+          post({ type: 'encoded', job: video.job, index });
+        }
       } else {
         post({ type: 'frame', job: video.job, index, slot, pixels });
       }
