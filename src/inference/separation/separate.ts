@@ -171,13 +171,18 @@ async function separateDecoded(settings: SeparationSettings, input: SeparationIn
   })();
   let done = 0;
   let reported = 0;
+  let reportedAt = Number.NEGATIVE_INFINITY;
   const emit = async (): Promise<void> => {
     const { speech, ambience } = separator.take();
     if (speech.length === 0) return;
     await Promise.all([write(speechOut, speech), write(ambienceOut, ambience)]);
     done += speech.length / channels / sampleRate;
-    if (done - reported >= 1) {
+    // Each second of audio done, at most every PROGRESS_INTERVAL_MS: at 100× real time one a second of audio
+    // would be 100 messages a second to the host.
+    const now = performance.now();
+    if (done - reported >= 1 && now - reportedAt >= PROGRESS_INTERVAL_MS) {
       reported = done;
+      reportedAt = now;
       hooks.onProgress({ done: Math.min(Math.round(done * 10) / 10, total || done), total: total || done, unit: 'seconds' });
     }
   };
@@ -208,6 +213,9 @@ async function separateDecoded(settings: SeparationSettings, input: SeparationIn
     throw signal.aborted ? (signal.reason ?? error) : inner.reason instanceof Error ? inner.reason : error;
   }
 }
+
+/** Least time between two progress reports (the job runner writes progress at most every 2 s). */
+const PROGRESS_INTERVAL_MS = 250;
 
 /** Whether this machine stores floats little-endian, as ffmpeg's f32le output does (then bytes are read in place). */
 const LITTLE_ENDIAN = endianness() === 'LE';
