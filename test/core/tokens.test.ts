@@ -47,9 +47,10 @@ describe('TOKENS of the instance container', () => {
     const resolvedAtStart = new Set<symbol>();
     let watching = true;
     const resolve = container.resolve.bind(container);
-    container.resolve = ((token: symbol) => {
+    // The parts' constructors resolve their `@inject` tokens through this method too (with its other arguments).
+    container.resolve = ((token: symbol, ...rest: unknown[]) => {
       if (watching) resolvedAtStart.add(token);
-      return resolve(token);
+      return (resolve as (...args: unknown[]) => unknown)(token, ...rest);
     }) as typeof container.resolve;
     await instance.avatarsReady();
     watching = false;

@@ -215,7 +215,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     const scheduled: string[] = [];
     const jobs = { schedule: async (job: Job) => void scheduled.push(job.uid), end: async () => false };
     const blobs = new FsBlobStore(await mkdtemp(join(tmpdir(), 'va-photo-lost-')));
-    const owned = new OwnedAvatars(avatarStore, jobStore, jobs, blobs, 1_000, silentLogger);
+    const owned = new OwnedAvatars(avatarStore, jobStore, jobs, blobs, { staleMs: 1_000 }, silentLogger);
     const lost = makePhotoAvatar({ owner: 'o', createdAt: new Date(Date.now() - 60_000).toISOString() });
     const fresh = makePhotoAvatar({ owner: 'o' });
     await avatarStore.create(lost);
@@ -237,7 +237,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     const gone = makePhotoAvatar({ owner: 'o', createdAt: new Date(Date.now() - 60_000).toISOString() });
     await deleting.create(gone);
     scheduled.length = 0;
-    const view = await new OwnedAvatars(deleting, jobStore, jobs, blobs, 1_000, silentLogger).get(gone.uid, 'o');
+    const view = await new OwnedAvatars(deleting, jobStore, jobs, blobs, { staleMs: 1_000 }, silentLogger).get(gone.uid, 'o');
     assert.equal(view?.state.status, 'pending');
     assert.deepEqual(scheduled, [], 'a deleted avatar gets no job');
   });

@@ -44,14 +44,9 @@ describe('job attempts', { timeout: 60_000 }, () => {
     return new JobRunner(
       store,
       blobs,
-      {
-        blobs,
-        kinds: new KindRegistry(),
-        services: servicesWith(engine),
-        probe: (path, signal) => probeMedia(path, binaries, { signal }),
-        provisionalExpiryMs: 60_000,
-        logger: silentLogger,
-      },
+      new KindRegistry(),
+      servicesWith(engine),
+      (path, signal) => probeMedia(path, binaries, { signal }),
       new OwnedDirs(join(dir, 'work')),
       { resultsMs: 60_000, heartbeatMs: 50, timeout: { baseMs: 30_000, perInputSecondMs: 0 }, maxAttempts: 3 },
       silentLogger,

@@ -1,9 +1,14 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { BlobRef, Job } from '../../domain/job.js';
+import type { BlobRef } from '../../domain/job.js';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import type { PhotoAvatarAssets } from '../../domain/avatar/photo-avatar.js';
 import type { Logger } from '../../domain/logger.js';
 import type { BlobStore } from '../../storage/blob-store.js';
+import type { JobStore } from '../../storage/job-store.js';
+import type { JobScheduling } from '../jobs/job-ports.js';
+import { inject, injectable } from '../injection.js';
+import { TOKENS } from '../tokens.js';
+import { SERVICES } from '../service-tokens.js';
 import { isFinal } from '../../domain/state-machine.js';
 import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
 import { avatarPrepareJob, type AvatarPrepareJob } from '../kinds/avatar-prepare/index.js';
@@ -27,11 +32,10 @@ export interface CatalogueState extends AvatarState {
   createdAt: string;
 }
 
-/** Where the catalogue's jobs are: read, scheduled (stored and queued) and deleted. */
-export interface CatalogueJobs {
-  get(uid: string): Promise<Job | undefined>;
-  schedule(job: Job): Promise<void>;
-  delete(uid: string): Promise<boolean>;
+/** Settings of an {@link AvatarCatalogue}. */
+export interface CatalogueSettings {
+  /** Whether this process makes assets (it runs engines and has an avatar renderer): it schedules the preparations and waits for them in `start`. */
+  makesAssets: boolean;
 }
 
 /** How often {@link AvatarCatalogue.start} looks whether every avatar's preparation has ended. */
@@ -47,6 +51,7 @@ const READY_POLL_MS = 100;
  * each sweep, for one whose store was down) and replaces one that failed, so a start tries again; a process that
  * makes none (role `api`, `backends.avatarRenderer: false`) only reads their state.
  */
+@injectable()
 export class AvatarCatalogue {
   private readonly entries: AvatarEntry[];
   private readonly byUid = new Map<string, AvatarEntry>();
@@ -58,14 +63,19 @@ export class AvatarCatalogue {
   private readonly failuresLogged = new Set<string>();
   private readonly stopping = new AbortController();
 
+  private readonly makesAssets: boolean;
+
   constructor(
-    definitions: readonly AvatarDefinition[],
-    private readonly jobs: CatalogueJobs,
-    private readonly blobs: BlobStore,
-    private readonly logger: Logger,
-    /** Whether this process makes assets: it schedules the preparations and waits for them in {@link start}. */
-    private readonly makesAssets: boolean,
+    @inject(TOKENS.AvatarDefinitions) definitions: readonly AvatarDefinition[],
+    /** Where the preparations are read and replaced. */
+    @inject(SERVICES.JobStore) private readonly store: JobStore,
+    /** Stores and queues the preparations. */
+    @inject(SERVICES.JobScheduling) private readonly jobs: JobScheduling,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    @inject(SERVICES.CatalogueSettings) settings: CatalogueSettings,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {
+    this.makesAssets = settings.makesAssets;
     this.entries = definitions.map((definition) => {
       const uid = avatarUid(definition.id);
       return { uid, name: definition.name, definition, jobUid: avatarUid(`${definition.id}@${definitionFingerprint(definition)}`) };
@@ -148,7 +158,7 @@ export class AvatarCatalogue {
 
   /** The entry's `avatarPrepare` job (`undefined`: none yet); a failed one is logged once per process. */
   private async preparation(entry: AvatarEntry): Promise<AvatarPrepareJob | undefined> {
-    const job = (await this.jobs.get(entry.jobUid)) as AvatarPrepareJob | undefined;
+    const job = (await this.store.get(entry.jobUid)) as AvatarPrepareJob | undefined;
     if (job?.status === 'error' && !this.failuresLogged.has(entry.uid)) {
       this.failuresLogged.add(entry.uid);
       this.logger.error('avatar asset generation failed', { avatar: entry.definition.id, job: entry.jobUid, code: job.failure?.code, error: job.failure?.message });
@@ -165,14 +175,14 @@ export class AvatarCatalogue {
     for (const entry of this.entries) {
       if (this.stopping.signal.aborted) return;
       try {
-        const job = await this.jobs.get(entry.jobUid);
+        const job = await this.store.get(entry.jobUid);
         if (job && !(retry && job.status === 'error')) continue;
-        if (job) await this.jobs.delete(entry.jobUid);
+        if (job) await this.store.delete(entry.jobUid);
         const prefix = `avatar-${entry.uid}-${definitionFingerprint(entry.definition)}`;
         const source = { asset: 'catalogue' as const, definition: entry.definition };
         await this.jobs.schedule(avatarPrepareJob({ uid: entry.jobUid, owner: CATALOGUE_OWNER, source, assetPrefix: prefix }));
       } catch (error) {
-        if (await this.jobs.get(entry.jobUid).catch(() => undefined)) continue; // another process stored it first
+        if (await this.store.get(entry.jobUid).catch(() => undefined)) continue; // another process stored it first
         // The store says once that it is unreachable; each sweep adds only a debug line.
         const log = isStoreUnavailable(error) ? this.logger.debug : this.logger.error;
         log.call(this.logger, 'could not schedule the assets of a catalogue avatar; the next sweep tries again', { avatar: entry.definition.id, error: String(error) });

@@ -3,6 +3,8 @@ import type { LipSyncInput } from '../../domain/engines.js';
 import { CATALOGUE_OWNER, type AvatarCatalogue } from './avatar-catalogue.js';
 import { ASSET_KINDS, assetKindOf } from './asset-kinds/registry.js';
 import { sourceOf, type OwnedAvatars } from './owned-avatars.js';
+import { inject, injectable } from '../injection.js';
+import { SERVICES } from '../service-tokens.js';
 
 /** What lip-sync needs of an avatar: its drawing definition, and a photo avatar's portrait (a local file) and face. */
 export type LipSyncSubject = Pick<LipSyncInput, 'avatar' | 'photo'>;
@@ -21,10 +23,11 @@ export interface AvatarDirectory {
 }
 
 /** The catalogue, then the owner's own avatars; each animated the way its asset kind says. */
+@injectable()
 export class Avatars implements AvatarDirectory {
   constructor(
-    private readonly catalogue: AvatarCatalogue,
-    private readonly owned: OwnedAvatars,
+    @inject(SERVICES.Catalogue) private readonly catalogue: AvatarCatalogue,
+    @inject(SERVICES.OwnedAvatars) private readonly owned: OwnedAvatars,
   ) {}
 
   async usable(uid: string, owner: string): Promise<boolean> {

@@ -1,4 +1,4 @@
-import type { Job, ListResult } from '../../domain/job.js';
+import type { ListResult } from '../../domain/job.js';
 import type { OwnedAvatar, OwnedAvatarFields } from '../../domain/avatar/owned-avatar.js';
 import type { Logger } from '../../domain/logger.js';
 import { isFinal } from '../../domain/state-machine.js';
@@ -9,6 +9,10 @@ import { ApiError } from '../errors.js';
 import { avatarPrepareJob, preparedAssetIds, type AvatarPrepareJob } from '../kinds/avatar-prepare/index.js';
 import { assetKindOf, type AvatarSource } from './asset-kinds/registry.js';
 import { stateOfPreparation, type AvatarState } from './avatar-state.js';
+import type { JobScheduling } from '../jobs/job-ports.js';
+import { inject, injectable } from '../injection.js';
+import { TOKENS } from '../tokens.js';
+import { SERVICES } from '../service-tokens.js';
 
 /** An avatar a key made, with its state (its preparation's). */
 export interface OwnedAvatarView {
@@ -16,10 +20,10 @@ export interface OwnedAvatarView {
   state: AvatarState;
 }
 
-/** What owned avatars need of the job service: storing and queuing a preparation, and ending one. */
-export interface PreparationJobs {
-  schedule(job: Job): Promise<void>;
-  end(uid: string, code: string, message: string): Promise<boolean>;
+/** Settings of {@link OwnedAvatars}. */
+export interface OwnedAvatarSettings {
+  /** An avatar whose job is not stored this long after its creation gets one (`retention.staleJobMs`). */
+  staleMs: number;
 }
 
 /** What an owned avatar is made from: its record less the fields every avatar has (records without `asset` are photo avatars). */
@@ -36,15 +40,17 @@ export function sourceOf(avatar: OwnedAvatar): AvatarSource {
  * An avatar is stored before its job; when a process dies in between, the first read of the avatar after
  * `staleMs` schedules the job (the avatar is read again first, so a deleted one is not revived).
  */
+@injectable()
 export class OwnedAvatars {
   constructor(
-    private readonly store: AvatarStore,
-    private readonly jobStore: JobStore,
-    private readonly jobs: PreparationJobs,
-    private readonly blobs: BlobStore,
-    /** An avatar whose job is not stored this long after its creation gets one. */
-    private readonly staleMs: number,
-    private readonly logger: Logger,
+    @inject(TOKENS.AvatarStore) private readonly store: AvatarStore,
+    /** Where the preparations are read and deleted. */
+    @inject(SERVICES.JobStore) private readonly jobStore: JobStore,
+    /** Stores and queues the preparations, and ends one whose avatar is deleted. */
+    @inject(SERVICES.JobScheduling) private readonly jobs: JobScheduling,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    @inject(SERVICES.OwnedAvatarSettings) private readonly settings: OwnedAvatarSettings,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   /**
@@ -126,7 +132,7 @@ export class OwnedAvatars {
   /** The avatar's state from its job; a job missing `staleMs` after the avatar's creation is scheduled. */
   private async stateOf(avatar: OwnedAvatar): Promise<AvatarState> {
     const job = (await this.jobStore.get(avatar.uid)) as AvatarPrepareJob | undefined;
-    if (!job && Date.now() - Date.parse(avatar.createdAt) >= this.staleMs) await this.scheduleLost(avatar);
+    if (!job && Date.now() - Date.parse(avatar.createdAt) >= this.settings.staleMs) await this.scheduleLost(avatar);
     return stateOfPreparation(job, avatar.updatedAt);
   }
 

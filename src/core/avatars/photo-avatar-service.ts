@@ -14,6 +14,9 @@ import { ApiError } from '../errors.js';
 import type { OwnedAvatars, OwnedAvatarView } from './owned-avatars.js';
 import { chooseFace } from './face-choice.js';
 import { checkImageFile, ImageCheckError } from '../../inference/image/image-header.js';
+import { inject, injectable } from '../injection.js';
+import { TOKENS } from '../tokens.js';
+import { SERVICES } from '../service-tokens.js';
 
 /**
  * The queue of face detections: one at a time (the built-in detector has one worker, and a 50-megapixel photo takes
@@ -45,18 +48,20 @@ export interface ReceivedPhoto {
  * off the event loop) so a bad photo is refused before anything exists, then hands the avatar to {@link OwnedAvatars}
  * (stored, its assets made by its `avatarPrepare` job). An avatar belongs to the key that made it.
  */
+@injectable()
 export class PhotoAvatarService {
   constructor(
-    private readonly avatars: OwnedAvatars,
-    private readonly blobs: BlobStore,
-    private readonly detector: FaceDetector | undefined,
-    private readonly workDirs: OwnedDirs,
-    private readonly logger: Logger,
+    @inject(SERVICES.OwnedAvatars) private readonly avatars: OwnedAvatars,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    /** Finds the face; without one (none configured) creation answers 503 `unavailable`. */
+    @inject(TOKENS.FaceDetector, { isOptional: true }) private readonly detector: FaceDetector | undefined,
     /**
      * Where detections wait for the detector (built with {@link faceDetectionQueue}): keys take turns, and a key with
      * `limits.maxQueuedPhotosPerKey` photos waiting gets 429 for one more.
      */
-    private readonly detections: FairQueue,
+    @inject(SERVICES.FaceDetections) private readonly detections: FairQueue,
+    @inject(SERVICES.WorkDirs) private readonly workDirs: OwnedDirs,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   /** Whether photo avatars can be created here (a face detector is configured). */

@@ -11,14 +11,12 @@ import { JobFailedError, toFailure } from './job-failure.js';
 import { jobBudgetMs, timeoutError, type JobTimeout } from './job-deadline.js';
 import { isDangerous } from './dangerous-flag.js';
 import { localInputFile, storeOutputs, type OutputDeps } from './job-outputs.js';
+import type { ProbeFn } from './output-check.js';
 import type { KindRegistry } from '../kinds/registry.js';
 import type { KindRunContext, KindServices, KindSpec } from '../kinds/kind-spec.js';
-
-/** What the runner needs to run any kind: the registry, what the kinds may use, and how outputs are stored. */
-export interface RunDeps extends OutputDeps {
-  kinds: KindRegistry;
-  services: KindServices;
-}
+import { inject, injectable } from '../injection.js';
+import { TOKENS } from '../tokens.js';
+import { SERVICES } from '../service-tokens.js';
 
 /**
  * Progress is written at most this often (and always its last step). Each write is a compare-and-set of the record
@@ -29,7 +27,10 @@ const PROGRESS_WRITE_MS = 2_000;
 
 /** Settings of a {@link JobRunner}. */
 export interface JobRunnerSettings {
-  /** Results are deleted this long after completion. */
+  /**
+   * Results are deleted this long after completion; until then they are stored with an expiry this far ahead, so a
+   * result whose job never completes (aborted, process killed) is deleted by retention too.
+   */
   resultsMs: number;
   /** How often a running job's heartbeat is written (which also checks that the job is still `ongoing`). */
   heartbeatMs: number;
@@ -49,7 +50,10 @@ export interface JobRunnerSettings {
  * announcement was lost), or at shutdown; `run` then returns at once even if the engine ignores the
  * signal, so its queue slot is free again and nothing it produces later is stored.
  */
+@injectable()
 export class JobRunner {
+  /** How the files an engine made are checked and stored. */
+  private readonly outputs: OutputDeps;
   private readonly running = new Map<string, AbortController>();
   /** The attempt each running job holds, so shutdown ends only its own run. */
   private readonly attempts = new Map<string, JobExpectation>();
@@ -57,15 +61,22 @@ export class JobRunner {
   private readonly resumable = new Set<string>();
 
   constructor(
-    private readonly store: JobStore,
-    private readonly blobs: BlobStore,
-    private readonly deps: RunDeps,
-    private readonly workDirs: OwnedDirs,
-    private readonly settings: JobRunnerSettings,
-    private readonly logger: Logger,
+    @inject(SERVICES.JobStore) private readonly store: JobStore,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    /** How each kind runs. */
+    @inject(SERVICES.Kinds) private readonly kinds: KindRegistry,
+    /** What the kinds may use. */
+    @inject(SERVICES.KindServices) private readonly services: KindServices,
+    /** Checks an engine's output before it is stored. */
+    @inject(SERVICES.MediaProbe) probe: ProbeFn,
+    @inject(SERVICES.WorkDirs) private readonly workDirs: OwnedDirs,
+    @inject(SERVICES.JobRunnerSettings) private readonly settings: JobRunnerSettings,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
     /** Announcements of jobs ended or taken over anywhere; without them only the heartbeat notices. */
-    private readonly events?: JobEvents,
-  ) {}
+    @inject(TOKENS.JobEvents, { isOptional: true }) private readonly events?: JobEvents,
+  ) {
+    this.outputs = { blobs, probe, provisionalExpiryMs: settings.resultsMs, logger };
+  }
 
   /**
    * Takes the job (compare-and-set `pending → ongoing`, attempt 1) and runs it; returns at once if another
@@ -79,9 +90,9 @@ export class JobRunner {
     const controller = new AbortController();
     this.running.set(uid, controller);
     this.attempts.set(uid, expect);
-    const spec = this.deps.kinds.find(job.kind);
+    const spec = this.kinds.find(job.kind);
     if (spec?.resumesAfterStop) this.resumable.add(uid);
-    const budgetMs = jobBudgetMs(job, spec?.limits?.(this.deps.services.options).timeout ?? this.settings.timeout);
+    const budgetMs = jobBudgetMs(job, spec?.limits?.(this.services.options).timeout ?? this.settings.timeout);
     const deadline = setTimeout(() => controller.abort(timeoutError(budgetMs)), budgetMs);
     const alive: AliveWrites = { lastMs: Date.now() };
     const heartbeat = setInterval(() => void this.beat(job, expect, controller, alive), this.settings.heartbeatMs);
@@ -140,7 +151,7 @@ export class JobRunner {
 
   /** Runs the kind's engine call, then checks and stores the files it made: the job's result. */
   private async work(spec: KindSpec, job: Job, engine: Pick<KindRunContext, 'signal' | 'onProgress' | 'workDir'>): Promise<JobResult> {
-    const { blobs, services } = this.deps;
+    const { blobs, services } = this;
     const context: KindRunContext = {
       ...engine,
       services,
@@ -152,7 +163,7 @@ export class JobRunner {
       },
     };
     const outputs = await spec.run(job, context);
-    return storeOutputs(job, outputs, this.deps, engine.signal, spec.resultIds?.(job));
+    return storeOutputs(job, outputs, this.outputs, engine.signal, spec.resultIds?.(job));
   }
 
   /** The claim: `pending → ongoing` (attempt 1), or with `takeOver` an `ongoing` job's next attempt. */
@@ -257,7 +268,7 @@ export class JobRunner {
   /** The kind's `stillWanted`; when it cannot tell (a store down), the job is wanted. */
   private async wanted(spec: KindSpec, job: Job): Promise<boolean> {
     if (!spec.stillWanted) return true;
-    return spec.stillWanted(job, this.deps.services).catch((error: unknown) => {
+    return spec.stillWanted(job, this.services).catch((error: unknown) => {
       this.logger.warn('could not tell whether a job is still wanted; it completes', { uid: job.uid, kind: job.kind, error: String(error) });
       return true;
     });

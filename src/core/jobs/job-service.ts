@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Job, JobKind, JobStatus, JobWebhook, ListResult } from '../../domain/job.js';
 import type { WebhookUrlCheck } from '../webhooks/webhook-url.js';
-import { isFinal, sourcesOf } from '../../domain/state-machine.js';
+import { isFinal } from '../../domain/state-machine.js';
 import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { ApiError } from '../errors.js';
@@ -11,14 +11,10 @@ import type { KindRegistry } from '../kinds/registry.js';
 import type { KindServices } from '../kinds/kind-spec.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import { type DangerousFlag, isDangerous } from './dangerous-flag.js';
-
-/** Optional parts of {@link JobService}. */
-export interface JobServiceExtras {
-  /** Checks a creation's `webhookUrl` (throws a 400 `ApiError`); without it, `webhookUrl` is refused. */
-  checkWebhookUrl?: WebhookUrlCheck;
-  /** Ends a job in `error` and stops its engine if it runs here (the job runner's `fail`); false when already final. */
-  end?: (uid: string, code: string, message: string) => Promise<boolean>;
-}
+import type { JobEnding, JobScheduling } from './job-ports.js';
+import { inject, injectable } from '../injection.js';
+import { TOKENS } from '../tokens.js';
+import { SERVICES } from '../service-tokens.js';
 
 /** Where the creating request came from: links in webhook payloads use its base URL. */
 export interface CreationContext {
@@ -30,19 +26,24 @@ export interface CreationContext {
  * validates everything it can before the job exists (avatar, audio reachable, type, duration), so a rejected request
  * leaves no job and no file behind.
  */
-export class JobService {
+@injectable()
+export class JobService implements JobScheduling {
   constructor(
-    private readonly store: JobStore,
-    private readonly blobs: BlobStore,
-    private readonly inputs: InputPort,
-    private readonly queue: JobQueue,
-    private readonly dangerous: DangerousFlag,
+    @inject(SERVICES.JobStore) private readonly store: JobStore,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
+    /** Resolves the inputs of creations (URLs, uploads), limited to `limits.maxDownloadBytes`. */
+    @inject(SERVICES.JobInputs) private readonly inputs: InputPort,
+    @inject(TOKENS.JobQueue) private readonly queue: JobQueue,
+    @inject(SERVICES.DangerousFlag) private readonly dangerous: DangerousFlag,
     /** The instance's job kinds: how each is created, and what its 404 names. */
-    private readonly kinds: KindRegistry,
+    @inject(SERVICES.Kinds) private readonly kinds: KindRegistry,
     /** What the kinds' `create` may use. */
-    private readonly services: KindServices,
-    private readonly logger: Logger,
-    private readonly extras: JobServiceExtras = {},
+    @inject(SERVICES.KindServices) private readonly services: KindServices,
+    /** Checks a creation's `webhookUrl` (throws a 400 `ApiError`, e.g. when webhooks are off). */
+    @inject(SERVICES.WebhookUrlCheck) private readonly checkWebhookUrl: WebhookUrlCheck,
+    /** Ends jobs, stopping their engine when it runs here (the job runner). */
+    @inject(SERVICES.JobEnding) private readonly ending: JobEnding,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   /**
@@ -67,10 +68,10 @@ export class JobService {
     if (!sendsWebhooks) {
       throw ApiError.badRequest('webhooks_disabled', 'jobs of this kind send no webhooks', [{ field: 'body.webhookUrl', message: 'this kind of job sends no webhooks' }]);
     }
-    if (!this.extras.checkWebhookUrl || !context) {
+    if (!context) {
       throw ApiError.badRequest('webhooks_disabled', 'this service does not send webhooks', [{ field: 'body.webhookUrl', message: 'webhooks are off on this service' }]);
     }
-    await this.extras.checkWebhookUrl(url);
+    await this.checkWebhookUrl(url);
     return { webhook: { url, baseUrl: context.baseUrl } };
   }
 
@@ -96,7 +97,7 @@ export class JobService {
    * about a second), and drops its queue entry. False when it was final (or missing) already.
    */
   async end(uid: string, code: string, message: string): Promise<boolean> {
-    const ended = this.extras.end ? await this.extras.end(uid, code, message) : await this.endHere(uid, message, code);
+    const ended = await this.ending.fail(uid, code, message);
     await this.queue.remove(uid).catch((error: unknown) => {
       this.logger.warn('could not drop an ended job from the queue; its delivery will find it ended', { uid, error: String(error) });
     });
@@ -118,11 +119,6 @@ export class JobService {
         this.logger.error('could not queue a job; the recovery sweep will', { uid: job.uid, kind: job.kind, error: String(error) });
       });
     }
-  }
-
-  /** Ends a job without a runner to stop (no `end` given): the store's compare-and-set alone. */
-  private async endHere(uid: string, message: string, code = 'canceled'): Promise<boolean> {
-    return (await this.store.transition(uid, sourcesOf('error'), 'error', { failure: { code, message } })) !== undefined;
   }
 
   /**

@@ -2,8 +2,17 @@ import type { JobStore } from '../../storage/job-store.js';
 import type { JobQueue } from '../../queue/job-queue.js';
 import type { Logger } from '../../domain/logger.js';
 import type { KindRegistry } from '../kinds/registry.js';
-import type { JobRunner } from '../jobs/job-runner.js';
-import { DANGEROUS_FLAG_MESSAGE, type DangerousFlag, isDangerous } from '../jobs/dangerous-flag.js';
+import type { JobEnding } from '../jobs/job-ports.js';
+import { type DangerousFlag, isDangerous } from '../jobs/dangerous-flag.js';
+import { inject, injectable } from '../injection.js';
+import { TOKENS } from '../tokens.js';
+import { SERVICES } from '../service-tokens.js';
+
+/** Settings of {@link Recovery}. */
+export interface RecoverySettings {
+  /** A running job whose heartbeat is this old is stuck (`retention.staleJobMs`); a pending one this old has lost its queue entry. */
+  staleJobMs: number;
+}
 
 /**
  * Finds jobs no queue is looking after, on each sweep:
@@ -20,17 +29,18 @@ import { DANGEROUS_FLAG_MESSAGE, type DangerousFlag, isDangerous } from '../jobs
  * - `dangerousFlag` jobs whose deadline passed end in `error`; one not yet due is armed here too (its timer may have
  *   died with the process that armed it; ending it twice is a lost compare-and-set).
  */
+@injectable()
 export class Recovery {
   constructor(
-    private readonly store: JobStore,
-    private readonly queue: JobQueue,
-    private readonly runner: JobRunner,
-    private readonly dangerous: DangerousFlag,
-    private readonly staleJobMs: number,
-    private readonly dangerousDelayMs: number,
-    private readonly logger: Logger,
+    @inject(SERVICES.JobStore) private readonly store: JobStore,
+    @inject(TOKENS.JobQueue) private readonly queue: JobQueue,
+    /** Ends stuck jobs (the runner: stops an engine still running here). */
+    @inject(SERVICES.JobEnding) private readonly jobs: JobEnding,
+    @inject(SERVICES.DangerousFlag) private readonly dangerous: DangerousFlag,
     /** Which kinds resume after a stop. */
-    private readonly kinds: KindRegistry,
+    @inject(SERVICES.Kinds) private readonly kinds: KindRegistry,
+    @inject(SERVICES.RecoverySettings) private readonly settings: RecoverySettings,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   async run(now = Date.now()): Promise<{ requeued: number; failed: number }> {
@@ -41,7 +51,7 @@ export class Recovery {
       if (this.queue.has(uid)) continue;
       const job = await this.store.get(uid);
       if (!job || job.status !== 'pending') continue;
-      if (durable && now - Date.parse(job.createdAt) < this.staleJobMs) continue;
+      if (durable && now - Date.parse(job.createdAt) < this.settings.staleJobMs) continue;
       if (isDangerous(job)) await this.dangerous.arm(job);
       else await this.queue.enqueue(job);
       requeued++;
@@ -51,21 +61,20 @@ export class Recovery {
       const job = await this.store.get(uid);
       if (!job || job.status !== 'ongoing') continue;
       if (isDangerous(job)) {
-        const dueAt = Date.parse(job.createdAt) + this.dangerousDelayMs;
-        if (dueAt <= now) {
-          if (await this.runner.fail(uid, 'dangerous_flag', DANGEROUS_FLAG_MESSAGE)) failed++;
+        if (this.dangerous.dueAt(job) <= now) {
+          if (await this.dangerous.end(uid)) failed++;
         } else await this.dangerous.arm(job);
         continue;
       }
       const beat = Date.parse(job.heartbeatAt ?? job.updatedAt);
-      if (now - beat < this.staleJobMs) continue;
+      if (now - beat < this.settings.staleJobMs) continue;
       if (this.kinds.find(job.kind)?.resumesAfterStop) {
         await this.queue.enqueue({ uid, owner: job.owner, kind: job.kind, takeOver: true });
         requeued++;
         continue;
       }
       const message = 'the process running this job stopped before it finished; submit the job again';
-      if (await this.runner.fail(uid, 'interrupted', message, { attempt: job.attempt ?? 0 })) failed++;
+      if (await this.jobs.fail(uid, 'interrupted', message, { attempt: job.attempt ?? 0 })) failed++;
     }
     if (requeued || failed) this.logger.info('recovered jobs', { requeued, failed });
     return { requeued, failed };

@@ -3,6 +3,9 @@ import type { JobStore } from '../../storage/job-store.js';
 import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
 import type { Logger } from '../../domain/logger.js';
 import type { Recovery } from './recovery.js';
+import { inject, injectable } from '../injection.js';
+import { TOKENS } from '../tokens.js';
+import { SERVICES } from '../service-tokens.js';
 
 /** A named step of each sweep pass; a failure is logged and the pass goes on. */
 export interface SweepStep {
@@ -10,29 +13,36 @@ export interface SweepStep {
   run(): Promise<unknown>;
 }
 
+/** Settings of a {@link Sweeper}. */
+export interface SweeperSettings {
+  /** Time between passes (`retention.sweepIntervalMs`). */
+  intervalMs: number;
+}
+
 /**
  * Runs retention and recovery at start and then every `intervalMs`. Expiry dates live with the blobs
  * (on disk) and with the job records (in their store), so deletion resumes after a restart.
  */
+@injectable()
 export class Sweeper {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
 
   constructor(
-    private readonly blobs: BlobStore,
-    private readonly recovery: Recovery,
-    private readonly intervalMs: number,
-    private readonly logger: Logger,
+    @inject(TOKENS.BlobStore) private readonly blobs: BlobStore,
     /** Job records to expire (a store without `deleteExpired` keeps its records). */
-    private readonly records?: JobStore,
-    /** More steps run after recovery on each pass (photo avatars whose preparation ended unseen). */
-    private readonly extraSteps: readonly SweepStep[] = [],
+    @inject(SERVICES.JobStore) private readonly records: JobStore,
+    @inject(SERVICES.Recovery) private readonly recovery: Recovery,
+    /** More steps run after recovery on each pass (catalogue avatars whose preparation is not stored yet). */
+    @inject(SERVICES.SweepSteps) private readonly extraSteps: readonly SweepStep[],
+    @inject(SERVICES.SweeperSettings) private readonly settings: SweeperSettings,
+    @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
 
   start(): void {
     if (this.timer) return;
     void this.sweep();
-    this.timer = setInterval(() => void this.sweep(), this.intervalMs);
+    this.timer = setInterval(() => void this.sweep(), this.settings.intervalMs);
     this.timer.unref();
   }
 
@@ -51,7 +61,7 @@ export class Sweeper {
       if (expired.length) this.logger.info('retention deleted files', { count: expired.length });
     });
     await this.step('job record expiry', async () => {
-      const count = (await this.records?.deleteExpired?.()) ?? 0;
+      const count = (await this.records.deleteExpired?.()) ?? 0;
       if (count) this.logger.info('retention deleted job records', { count });
     });
     await this.step('job recovery', () => this.recovery.run());

@@ -22,6 +22,7 @@ import type { WebhookDispatcher } from '../webhooks/dispatcher.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import { MadeHere } from './made-here.js';
 import { registerBackends } from './register-backends.js';
+import { registerSettings } from './register-settings.js';
 import { registerServices } from './register-services.js';
 
 /** The running parts of one instance. */
@@ -70,6 +71,7 @@ export async function buildServices(container: DependencyContainer, raw: Virtual
 
   try {
     await registerBackends(container, raw, made);
+    registerSettings(container);
     registerServices(container);
     const workDirs = container.resolve<OwnedDirs>(SERVICES.WorkDirs);
     await removeCrashLeftovers(container.resolve<BlobStore>(TOKENS.BlobStore), workDirs, logger);
