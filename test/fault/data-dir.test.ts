@@ -16,7 +16,7 @@ import { createVirtualAnchor } from '../../src/index.js';
 import { avatarUid } from '../../src/core/avatars/avatar-uid.js';
 import { KEYS, makeApp, type TestApp } from '../helpers/apps.js';
 import { waitFor } from '../helpers/checks.js';
-import { RacingAvatarRenderer, Rendezvous } from '../helpers/engines.js';
+import { FakeAvatarRenderer, RacingAvatarRenderer, Rendezvous } from '../helpers/engines.js';
 import { useHarness } from '../helpers/harness.js';
 import { BINARIES } from '../helpers/media.js';
 import { slowUpload } from '../helpers/slow-upload.js';
@@ -36,10 +36,10 @@ async function freshDir(prefix: string): Promise<string> {
 }
 
 /** Every avatar of the catalogue as the app lists it. */
-async function avatars(app: TestApp): Promise<{ uid: string; thumbnailGenerationStatus: string }[]> {
+async function avatars(app: TestApp): Promise<{ uid: string; thumbnailGenerationStatus: string; [field: string]: unknown }[]> {
   const res = await app.http.get('/v2/avatar?perPage=100').set('key', KEYS.a);
   assert.equal(res.status, 200, res.text);
-  return res.body.data as { uid: string; thumbnailGenerationStatus: string }[];
+  return res.body.data as { uid: string; thumbnailGenerationStatus: string; [field: string]: unknown }[];
 }
 
 /** Entries of a folder, or none when it does not exist. */
@@ -75,6 +75,33 @@ describe('one data dir, several processes', { timeout: 120_000 }, () => {
       assert.deepEqual(Object.keys(await thumbnail(one)).sort(), Object.keys(await thumbnail(two)).sort());
     } finally {
       await Promise.all([one.close(), two.close()]);
+    }
+  });
+
+  it('a restart on the same data dir (jobs in memory, files on disk) finds the catalogue\'s assets: nothing is rendered again, every avatar is completed at once', async () => {
+    const dataDir = await freshDir('va-fault-restart-');
+    const first = new FakeAvatarRenderer();
+    const one = await makeApp('express', { dataDir, backends: { avatarRenderer: first } });
+    let before: Record<string, unknown>[];
+    try {
+      assert.ok(first.calls > 0, 'the first start rendered the assets');
+      before = await avatars(one);
+    } finally {
+      await one.close();
+    }
+    const second = new FakeAvatarRenderer();
+    const two = await makeApp('express', { dataDir, backends: { avatarRenderer: second }, skipAvatarWait: true });
+    try {
+      // Listed before anything could render: the stored assets are the avatars' state.
+      const after = await avatars(two);
+      assert.deepEqual(
+        after.map((a) => [a.uid, a.thumbnailGenerationStatus, a.createdAt, a.updatedAt]),
+        before.map((a) => [a.uid, 'completed', a.createdAt, a.updatedAt]),
+      );
+      await two.instance.avatarsReady();
+      assert.equal(second.calls, 0, 'assets rendered once serve every later start');
+    } finally {
+      await two.close();
     }
   });
 

@@ -11,7 +11,7 @@ import { TOKENS } from '../tokens.js';
 import { SERVICES } from '../service-tokens.js';
 import { isFinal } from '../../domain/state-machine.js';
 import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
-import { avatarPrepareJob, type AvatarPrepareJob } from '../kinds/avatar-prepare/index.js';
+import { avatarPrepareJob, preparedAssetIds, type AvatarPrepareJob } from '../kinds/avatar-prepare/index.js';
 import { avatarUid, definitionFingerprint } from './avatar-uid.js';
 import { stateOfPreparation, type AvatarState } from './avatar-state.js';
 
@@ -139,11 +139,17 @@ export class AvatarCatalogue {
     return this.byUid.get(uid)?.definition;
   }
 
-  /** The avatar's state: its preparation's, with the creation and change times of its assets once they exist. */
+  /**
+   * The avatar's state: its preparation's, with the creation and change times of its assets once they exist. Without
+   * a preparation record (a job store that forgot it: memory, restarted) assets stored and kept under its ids are
+   * its state, as its next start records.
+   */
   async state(entry: AvatarEntry): Promise<CatalogueState> {
     const cached = this.done.get(entry.uid);
     if (cached) return cached;
-    const state = stateOfPreparation(await this.preparation(entry), this.constructedAt);
+    const job = await this.preparation(entry);
+    const stored = job ? undefined : await this.storedAssets(entry);
+    const state = stored ? { status: 'completed' as const, assets: stored, updatedAt: this.constructedAt } : stateOfPreparation(job, this.constructedAt);
     if (state.status !== 'completed' || !state.assets) return { ...state, createdAt: this.constructedAt };
     const completed = { ...state, ...(await this.assetTimes(state.assets)) };
     this.done.set(entry.uid, completed);
@@ -178,9 +184,11 @@ export class AvatarCatalogue {
         const job = await this.store.get(entry.jobUid);
         if (job && !(retry && job.status === 'error')) continue;
         if (job) await this.store.delete(entry.jobUid);
-        const prefix = `avatar-${entry.uid}-${definitionFingerprint(entry.definition)}`;
-        const source = { asset: 'catalogue' as const, definition: entry.definition };
-        await this.jobs.schedule(avatarPrepareJob({ uid: entry.jobUid, owner: CATALOGUE_OWNER, source, assetPrefix: prefix }));
+        const preparation = this.preparationJob(entry);
+        // Assets a completed run kept (their job record was in a store that forgot it) are recorded, not made again.
+        const stored = job ? undefined : await this.storedAssets(entry);
+        if (stored) await this.store.create({ ...preparation, status: 'completed', result: stored, completedAt: preparation.createdAt });
+        else await this.jobs.schedule(preparation);
       } catch (error) {
         if (await this.store.get(entry.jobUid).catch(() => undefined)) continue; // another process stored it first
         // The store says once that it is unreachable; each sweep adds only a debug line.
@@ -188,6 +196,26 @@ export class AvatarCatalogue {
         log.call(this.logger, 'could not schedule the assets of a catalogue avatar; the next sweep tries again', { avatar: entry.definition.id, error: String(error) });
       }
     }
+  }
+
+  /** The entry's `avatarPrepare` job as scheduled: its uid and its assets' ids derive from the avatar and its definition. */
+  private preparationJob(entry: AvatarEntry): AvatarPrepareJob {
+    const prefix = `avatar-${entry.uid}-${definitionFingerprint(entry.definition)}`;
+    const source = { asset: 'catalogue' as const, definition: entry.definition };
+    return avatarPrepareJob({ uid: entry.jobUid, owner: CATALOGUE_OWNER, source, assetPrefix: prefix });
+  }
+
+  /**
+   * The entry's three assets when each is stored under its fixed id and kept (no expiry: a run that completed, or a
+   * version that rendered them without jobs); `undefined` otherwise (a run that did not complete leaves them expiring).
+   */
+  private async storedAssets(entry: AvatarEntry): Promise<PhotoAvatarAssets | undefined> {
+    const ids = preparedAssetIds(this.preparationJob(entry));
+    const names = ['thumbnail', 'preview', 'video'] as const;
+    const stats = await Promise.all(names.map((name) => this.blobs.stat(ids[name])));
+    if (stats.some((stat) => !stat || stat.meta.expiresAt !== undefined)) return undefined;
+    const ref = (i: number): BlobRef => ({ id: stats[i]!.id, contentType: stats[i]!.contentType, size: stats[i]!.size });
+    return { thumbnail: ref(0), preview: ref(1), video: ref(2) };
   }
 
   /** The thumbnail's creation (made first: the avatar's creation) and the newest asset's (its last change). */
