@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import type { VirtualAnchorOptions, ResolvedOptions } from './options.js';
+import { OptionsError, type VirtualAnchorOptions, type ResolvedOptions } from './options.js';
 import { resolveOptions } from './resolve-options.js';
 import { toLogger, type Logger } from '../domain/logger.js';
 import { TOKENS } from './tokens.js';
@@ -11,7 +11,9 @@ import { HttpCore } from './service.js';
 import { LinkBuilder } from './links.js';
 import { presigner } from '../storage/blob-files.js';
 import { optionDeps, type ApiDeps } from './api/deps.js';
-import { servedRoutes } from './api/routes.js';
+import { buildRoutes, servedRoutes } from './api/routes.js';
+import { optionsOnlyDeps } from './api/served-openapi.js';
+import { shadowedRoutes } from './api/shadowed-routes.js';
 import { buildOpenApi } from './api/openapi.js';
 import { buildServices, type Services } from './wiring/build-services.js';
 import { Startup } from './startup.js';
@@ -55,6 +57,9 @@ export interface VirtualAnchor {
  */
 export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAnchor {
   const { resolved, raw } = resolveOptions(options);
+  // A job kind's routes must be reachable: none under or on another route (checked before anything starts).
+  const shadowed = shadowedRoutes(buildRoutes(optionsOnlyDeps(resolved)));
+  if (shadowed.length > 0) throw new OptionsError(shadowed.map((problem) => `jobKinds (or metrics.path): ${problem}`));
   const logger: Logger = toLogger(raw.logger);
   const container = rootContainer.createChildContainer();
 

@@ -46,6 +46,25 @@ describe('job kinds given with the jobKinds option', () => {
     refused({ ...echoKind, api: { ...echoKind.api!, webhook: { ...echoKind.api!.webhook!, type: 'avatarVideo' } } });
     refused({ ...echoKind, results: 'owner' });
   });
+
+  it('are refused when one of their routes would be answered by another route of the table, or could never be reached', () => {
+    const refused = (api: object, pattern: RegExp) =>
+      assert.throws(() => createVirtualAnchor({ apiKeys: ['k'], jobKinds: [{ ...echoKind, api: { ...echoKind.api!, ...api } } as typeof echoKind] }), (error: unknown) => {
+        assert.ok(error instanceof OptionsError, String(error));
+        assert.match(error.message, pattern);
+        return true;
+      });
+    // Built-in routes that are not job kinds': the avatars, uploads, files, the OpenAPI document, health.
+    refused({ path: '/v2/avatar' }, /GET \/v2\/avatar/);
+    refused({ path: '/v1/uploads' }, /POST \/v1\/uploads/);
+    refused({ path: '/healthz' }, /\/healthz/);
+    // Under a built-in kind's item path: its GET /v2/2davatar/:id answers the list.
+    refused({ path: '/v2/2davatar/echoes' }, /GET \/v2\/2davatar\/echoes/);
+    // Paths and id names that no request can match.
+    refused({ path: 'v1/echoes' }, /path/);
+    refused({ path: '/v1/echoes/' }, /path/);
+    refused({ idName: 'echo id' }, /idName/);
+  });
 });
 
 for (const adapter of ADAPTERS) {

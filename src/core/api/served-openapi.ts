@@ -1,4 +1,4 @@
-import type { VirtualAnchorOptions } from '../options.js';
+import type { ResolvedOptions, VirtualAnchorOptions } from '../options.js';
 import { resolveOptions } from '../resolve-options.js';
 import { optionDeps, type ApiDeps } from './deps.js';
 import { buildOpenApi } from './openapi.js';
@@ -12,12 +12,19 @@ import { servedRoutes } from './routes.js';
  */
 export function servedOpenApi(options: VirtualAnchorOptions): Record<string, unknown> {
   const { resolved } = resolveOptions(options);
-  const known = optionDeps(resolved, () => Promise.reject(new Error('documenting the API serves no metrics')));
-  const deps = new Proxy(known, {
+  return buildOpenApi(servedRoutes(resolved.role, optionsOnlyDeps(resolved)), resolved.kinds);
+}
+
+/**
+ * The dependencies the options give, for building a route table without starting anything (the OpenAPI document,
+ * start-up checks of the table); reading any other throws.
+ */
+export function optionsOnlyDeps(resolved: ResolvedOptions): ApiDeps {
+  const known = optionDeps(resolved, () => Promise.reject(new Error('a route table built from options serves no metrics')));
+  return new Proxy(known, {
     get(target, name) {
       if (name in target) return target[name as keyof typeof target];
       throw new Error(`the route table read deps.${String(name)} while it was built, before the services start`);
     },
   }) as ApiDeps;
-  return buildOpenApi(servedRoutes(resolved.role, deps), resolved.kinds);
 }

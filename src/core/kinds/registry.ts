@@ -42,6 +42,14 @@ export class KindRegistry {
       if (spec.results === 'owner' && typeof spec.resultIds !== 'function') throw new Error(`job kind ${spec.kind}: results kept by their owner need resultIds (fixed blob ids)`);
       if (spec.record === 'kept' && spec.api?.webhook) throw new Error(`job kind ${spec.kind}: a kind whose records are kept sends no webhook`);
       const path = spec.api?.path;
+      if (spec.api) {
+        if (typeof path !== 'string' || !/^(\/[A-Za-z0-9._~-]+)+$/.test(path)) {
+          throw new Error(`job kind ${spec.kind}: api.path must be segments of letters, digits, '.', '_', '~' or '-', each after a '/' (e.g. /v1/echoes); got ${JSON.stringify(path)}`);
+        }
+        if (typeof spec.api.idName !== 'string' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(spec.api.idName)) {
+          throw new Error(`job kind ${spec.kind}: api.idName must be letters, digits or '_', starting with a letter or '_'; got ${JSON.stringify(spec.api.idName)}`);
+        }
+      }
       if (path !== undefined) {
         if (paths.has(path)) throw new Error(`job kinds ${paths.get(path)} and ${spec.kind} both serve ${path}`);
         paths.set(path, spec.kind);
