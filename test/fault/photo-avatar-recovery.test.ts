@@ -209,6 +209,63 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     }
   });
 
+  it('avatars stored before their state moved to their jobs (status and assets in the record, the job record expired) keep that state, are not made again, and are deleted with their assets', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'va-photo-legacy-'));
+    dirs.push(dataDir);
+    const blobs = new FsBlobStore(join(dataDir, 'blobs'));
+    const jobStore = new MemoryJobStore();
+    const avatarStore = new MemoryAvatarStore();
+    const owner = ownerOf(KEYS.a);
+    const longAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
+    const settledAt = new Date(Date.now() - 29 * 86_400_000).toISOString();
+    const file = (contentType: string) => blobs.put(createReadStream(h.path('image.png')), { owner, contentType });
+    // As 0.1.0 before 9e378f6 wrote them: no `asset`, the state in the record; assets under fresh ids, kept.
+    const legacy = async (name: string, state: Record<string, unknown>) => {
+      const avatar = { ...makePhotoAvatar({ owner, name, createdAt: longAgo }), photo: await file('image/png'), updatedAt: settledAt, ...state } as OwnedAvatar & { asset?: string };
+      delete avatar.asset;
+      await avatarStore.create(avatar);
+      return avatar;
+    };
+    const assets = { video: await file('video/mp4'), preview: await file('image/png'), thumbnail: await file('image/png') };
+    const completed = await legacy('completed', { status: 'completed', assets });
+    const failed = await legacy('failed', { status: 'error', failure: { code: 'processing_failed', message: 'the renderer failed' } });
+    const renderer = new FakePhotoRenderer();
+    const app = await makeApp('express', {
+      dataDir,
+      backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore(), avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: renderer },
+      retention: { staleJobMs: 1_000, sweepIntervalMs: 100 },
+    });
+    try {
+      const get = async (uid: string) => {
+        const res = await app.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a);
+        assert.equal(res.status, 200, res.text);
+        return res.body as Record<string, unknown>;
+      };
+      const done = await get(completed.uid);
+      assert.equal(done.thumbnailGenerationStatus, 'completed');
+      assert.equal(done.updatedAt, settledAt);
+      assert.match(String(done.thumbnailPath), new RegExp(`/files/${assets.thumbnail.id}`));
+      const broken = await get(failed.uid);
+      assert.equal(broken.thumbnailGenerationStatus, 'error');
+      assert.deepEqual(broken.errorReason, { code: 'processing_failed', message: 'the renderer failed' });
+      const listed = await app.http.get('/v2/avatar?perPage=100').set('key', KEYS.a);
+      const states = (listed.body.data as { uid: string; thumbnailGenerationStatus: string }[]).filter((a) => a.uid === completed.uid || a.uid === failed.uid);
+      assert.deepEqual(states.map((a) => a.thumbnailGenerationStatus).sort(), ['completed', 'error']);
+      // Sweeps and reads go by: neither is prepared again.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      await get(completed.uid);
+      assert.equal(renderer.faces.length, 0, 'a settled avatar is not made again');
+      assert.equal(await jobStore.get(completed.uid), undefined);
+      assert.equal(await jobStore.get(failed.uid), undefined);
+
+      assert.equal((await app.http.delete(`/v2/avatar/${completed.uid}`).set('key', KEYS.a)).status, 204);
+      const left = await Promise.all([completed.photo, ...Object.values(assets)].map((blob) => blobs.stat(blob.id)));
+      assert.deepEqual(left.filter(Boolean), [], 'its photo and its assets are deleted');
+    } finally {
+      await app.close();
+    }
+  });
+
   it('an avatar whose job was never stored gets one at its first read after staleJobMs, but a deleted one is not revived', async () => {
     const avatarStore = new MemoryAvatarStore();
     const jobStore = new MemoryJobStore();

@@ -1,4 +1,5 @@
-import type { ListResult } from '../../domain/job.js';
+import { resultBlobIds, type JobFailure, type ListResult } from '../../domain/job.js';
+import type { PhotoAvatarAssets, PhotoAvatarStatus } from '../../domain/avatar/photo-avatar.js';
 import type { OwnedAvatar, OwnedAvatarFields } from '../../domain/avatar/owned-avatar.js';
 import type { Logger } from '../../domain/logger.js';
 import { isFinal } from '../../domain/state-machine.js';
@@ -26,10 +27,29 @@ export interface OwnedAvatarSettings {
   staleMs: number;
 }
 
+/**
+ * The state a record written before avatars' states moved to their jobs (0.1.0 before 9e378f6: photo avatars, no
+ * `asset`) holds: its `avatarPrepare` record was not kept, and expires; the avatar's own copy stays.
+ */
+interface LegacyState {
+  status?: PhotoAvatarStatus;
+  assets?: PhotoAvatarAssets;
+  failure?: JobFailure;
+}
+
 /** What an owned avatar is made from: its record less the fields every avatar has (records without `asset` are photo avatars). */
 export function sourceOf(avatar: OwnedAvatar): AvatarSource {
-  const { uid: _uid, owner: _owner, name: _name, createdAt: _createdAt, updatedAt: _updatedAt, ...source } = avatar satisfies OwnedAvatarFields;
+  const { uid: _uid, owner: _owner, name: _name, createdAt: _createdAt, updatedAt: _updatedAt, ...rest } = avatar satisfies OwnedAvatarFields;
+  const { status: _status, assets: _assets, failure: _failure, ...source } = rest as typeof rest & LegacyState;
   return { ...source, asset: avatar.asset ?? 'photo' };
+}
+
+/** The final state an old record holds (see {@link LegacyState}); `undefined` for any other record. */
+function legacyStateOf(avatar: OwnedAvatar): AvatarState | undefined {
+  const { status, assets, failure } = avatar as OwnedAvatar & LegacyState;
+  if (status === 'completed' && assets) return { status, assets, updatedAt: avatar.updatedAt };
+  if (status === 'error') return { status, failure: failure ?? { code: 'processing_failed', message: 'the avatar could not be prepared' }, updatedAt: avatar.updatedAt };
+  return undefined;
 }
 
 /**
@@ -116,7 +136,9 @@ export class OwnedAvatars {
     }
     const source = sourceOf(deleted);
     const assets = Object.values(preparedAssetIds(preparationOf(deleted)));
-    const files = [...assetKindOf(source).ownedBlobs(source).map((blob) => blob.id), ...assets];
+    // An old record's assets (and an old job's) have the ids its job gave them then.
+    const legacy = [...resultBlobIds((deleted as OwnedAvatar & LegacyState).assets), ...resultBlobIds(job?.result)];
+    const files = [...new Set([...assetKindOf(source).ownedBlobs(source).map((blob) => blob.id), ...assets, ...legacy])];
     await Promise.all(
       files.map((id) =>
         this.blobs.delete(id).catch((error: unknown) => {
@@ -129,11 +151,17 @@ export class OwnedAvatars {
     });
   }
 
-  /** The avatar's state from its job; a job missing `staleMs` after the avatar's creation is scheduled. */
+  /**
+   * The avatar's state from its job (an old record's own once its job record expired); a job missing `staleMs` after
+   * the avatar's creation is scheduled.
+   */
   private async stateOf(avatar: OwnedAvatar): Promise<AvatarState> {
     const job = (await this.jobStore.get(avatar.uid)) as AvatarPrepareJob | undefined;
-    if (!job && Date.now() - Date.parse(avatar.createdAt) >= this.settings.staleMs) await this.scheduleLost(avatar);
-    return stateOfPreparation(job, avatar.updatedAt);
+    if (job) return stateOfPreparation(job, avatar.updatedAt);
+    const legacy = legacyStateOf(avatar);
+    if (legacy) return legacy;
+    if (Date.now() - Date.parse(avatar.createdAt) >= this.settings.staleMs) await this.scheduleLost(avatar);
+    return stateOfPreparation(undefined, avatar.updatedAt);
   }
 
   /** Schedules the preparation of an avatar whose job was never stored, if the avatar still exists. Never rejects. */
