@@ -56,14 +56,26 @@ class FlakyJobStore extends MemoryJobStore {
   }
 }
 
+/**
+ * A fresh data folder with the stores a process left there (files on disk, jobs and avatars in memory), key a's
+ * owner, and `next`: the instance that starts on them (staleJobMs 1 s, a sweep every 100 ms).
+ */
+async function storesOfDeadProcess(prefix: string) {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  dirs.push(dataDir);
+  const stores = { blobs: new FsBlobStore(join(dataDir, 'blobs')), jobStore: new MemoryJobStore(), avatarStore: new MemoryAvatarStore() };
+  const next = (renderer: FakePhotoRenderer) =>
+    makeApp('express', {
+      dataDir,
+      backends: { jobStore: stores.jobStore, avatarStore: stores.avatarStore, blobStore: stores.blobs, idempotencyStore: new MemoryIdempotencyStore(), faceDetector: new FakeFaceDetector(), photoRenderer: renderer },
+      retention: { staleJobMs: 1_000, sweepIntervalMs: 100 },
+    });
+  return { ...stores, owner: ownerOf(KEYS.a), next };
+}
+
 describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
   it('a new instance on the same stores ends every pending avatar: queued, running (resumed), out of attempts, never scheduled; a job completed before the crash is its avatar\'s state', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'va-photo-recovery-'));
-    dirs.push(dataDir);
-    const blobs = new FsBlobStore(join(dataDir, 'blobs'));
-    const jobStore = new MemoryJobStore();
-    const avatarStore = new MemoryAvatarStore();
-    const owner = ownerOf(KEYS.a);
+    const { blobs, jobStore, avatarStore, owner, next } = await storesOfDeadProcess('va-photo-recovery-');
     const longAgo = new Date(Date.now() - 60_000).toISOString();
 
     // What the dead process left: five avatars with their photo in the blob store.
@@ -92,11 +104,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     const unscheduled = await left('unscheduled', longAgo);
 
     const renderer = new FakePhotoRenderer();
-    const app = await makeApp('express', {
-      dataDir,
-      backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore(), avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: renderer },
-      retention: { staleJobMs: 1_000, sweepIntervalMs: 100 },
-    });
+    const app = await next(renderer);
     try {
       const ended = (uid: string) => waitForAvatar(app, KEYS.a, uid);
       assert.equal((await ended(queued.uid)).thumbnailGenerationStatus, 'completed', 'a queued preparation runs');
@@ -210,12 +218,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
   });
 
   it('avatars stored before their state moved to their jobs (status and assets in the record, the job record expired) keep that state, are not made again, and are deleted with their assets', async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), 'va-photo-legacy-'));
-    dirs.push(dataDir);
-    const blobs = new FsBlobStore(join(dataDir, 'blobs'));
-    const jobStore = new MemoryJobStore();
-    const avatarStore = new MemoryAvatarStore();
-    const owner = ownerOf(KEYS.a);
+    const { blobs, jobStore, avatarStore, owner, next } = await storesOfDeadProcess('va-photo-legacy-');
     const longAgo = new Date(Date.now() - 30 * 86_400_000).toISOString();
     const settledAt = new Date(Date.now() - 29 * 86_400_000).toISOString();
     const file = (contentType: string) => blobs.put(createReadStream(h.path('image.png')), { owner, contentType });
@@ -230,11 +233,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
     const completed = await legacy('completed', { status: 'completed', assets });
     const failed = await legacy('failed', { status: 'error', failure: { code: 'processing_failed', message: 'the renderer failed' } });
     const renderer = new FakePhotoRenderer();
-    const app = await makeApp('express', {
-      dataDir,
-      backends: { jobStore, idempotencyStore: new MemoryIdempotencyStore(), avatarStore, blobStore: blobs, faceDetector: new FakeFaceDetector(), photoRenderer: renderer },
-      retention: { staleJobMs: 1_000, sweepIntervalMs: 100 },
-    });
+    const app = await next(renderer);
     try {
       const get = async (uid: string) => {
         const res = await app.http.get(`/v2/avatar/${uid}`).set('key', KEYS.a);
