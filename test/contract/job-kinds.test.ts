@@ -45,6 +45,8 @@ describe('job kinds given with the jobKinds option', () => {
     refused({ ...echoKind, api: { ...echoKind.api!, path: '/v1/sourceSeparations' } });
     refused({ ...echoKind, api: { ...echoKind.api!, webhook: { ...echoKind.api!.webhook!, type: 'avatarVideo' } } });
     refused({ ...echoKind, results: 'owner' });
+    // Its metrics would be mixed with the avatar videos' (and the queue depth gauge of one label set twice, the last wins).
+    refused({ ...echoKind, metricLabel: 'avatarVideo' });
   });
 
   it('are refused when one of their routes would be answered by another route of the table, or could never be reached', () => {

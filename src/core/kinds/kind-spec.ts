@@ -63,7 +63,7 @@ export interface KindSpec<J extends Job = Job, B extends z.ZodType = z.ZodType> 
    * the spec's state machine shows, unless a queue with retries hands them on.
    */
   readonly resumesAfterStop: boolean;
-  /** The `kind` label of the job metrics (`virtual_anchor_jobs_total` and the others). Default: `kind`. */
+  /** The `kind` label of the job metrics (`virtual_anchor_jobs_total` and the others), unique among the kinds. Default: `kind`. */
   readonly metricLabel?: string;
   /** Limits of this kind that differ from the options' defaults. */
   limits?(options: ResolvedOptions): Partial<KindLimits>;

@@ -28,10 +28,11 @@ export type BuiltInJobKind = keyof typeof BUILT_IN_KINDS;
 export class KindRegistry {
   readonly #byKind = new Map<string, KindSpec>();
 
-  /** @throws Error naming the problem when two kinds share a name, a collection path, or a webhook event type or name. */
+  /** @throws Error naming the problem when two kinds share a name, a collection path, a webhook event type or name, or a metric label. */
   constructor(extra: readonly KindSpec[] = []) {
     const paths = new Map<string, string>();
     const webhooks = new Map<string, string>();
+    const labels = new Map<string, string>();
     for (const spec of [...Object.values(BUILT_IN_KINDS), ...extra] as KindSpec[]) {
       if (typeof spec.kind !== 'string' || !/^[A-Za-z][A-Za-z0-9_-]*$/.test(spec.kind)) {
         throw new Error(`a job kind's name must be letters, digits, '-' or '_', starting with a letter; got ${JSON.stringify(spec.kind)}`);
@@ -58,6 +59,10 @@ export class KindRegistry {
         if (webhooks.has(name)) throw new Error(`job kinds ${webhooks.get(name)} and ${spec.kind} both use the webhook name ${name}`);
         webhooks.set(name, spec.kind);
       }
+      // One label per kind: the queue depth gauge sets each label once per kind (a shared one would show the last).
+      const label = spec.metricLabel ?? spec.kind;
+      if (labels.has(label)) throw new Error(`job kinds ${labels.get(label)} and ${spec.kind} both use the metric label ${label}`);
+      labels.set(label, spec.kind);
       this.#byKind.set(spec.kind, spec);
     }
   }
