@@ -21,6 +21,11 @@ export interface ProbedVideo {
   fps: number;
   /** True for cover art embedded in an audio file (mp3/m4a `attached_pic`). */
   attachedPic: boolean;
+  /**
+   * Clockwise rotation (0, 90, 180 or 270) a player applies for display, from the stream's `rotate` tag (older
+   * muxers) or its display matrix (phone clips); ffmpeg applies it when decoding. `width`/`height` are as coded.
+   */
+  rotation: number;
 }
 
 /** What {@link probeMedia} learned about a file. */
@@ -70,6 +75,8 @@ const ffprobeOutput = z.object({
         r_frame_rate: z.string().optional(),
         duration: numeric,
         disposition: z.record(z.string(), z.number()).optional(),
+        tags: z.record(z.string(), z.string()).optional(),
+        side_data_list: z.array(z.object({ rotation: z.number().optional() }).passthrough()).optional(),
       }),
     )
     .optional(),
@@ -151,7 +158,16 @@ function toVideo(stream: FfprobeStream): ProbedVideo {
     height: stream.height ?? 0,
     fps: rate(stream.avg_frame_rate) ?? rate(stream.r_frame_rate) ?? 0,
     attachedPic: isAttachedPic(stream),
+    rotation: rotationOf(stream),
   };
+}
+
+/** Clockwise display rotation from the `rotate` tag or the display matrix (which counts counter-clockwise). */
+function rotationOf(stream: FfprobeStream): number {
+  const tag = stream.tags?.rotate;
+  const matrix = stream.side_data_list?.find((side) => side.rotation !== undefined)?.rotation;
+  const degrees = tag !== undefined && Number.isFinite(Number(tag)) ? Number(tag) : matrix !== undefined ? -matrix : 0;
+  return (((Math.round(degrees / 90) * 90) % 360) + 360) % 360;
 }
 
 function isAttachedPic(stream: FfprobeStream): boolean {

@@ -11,6 +11,8 @@ const STILL = 1e-3;
 /**
  * Warps `source` (RGBA, `width`×`height`) into `target` over every triangle of `triangles` that moved
  * from `rest` to `moved` (both `x, y` per point). Pixels of still triangles are left as they are.
+ * With `sourceSize`, `source` is another image of that size (`rest` in its pixels, `target` still
+ * `width`×`height`), and every triangle is drawn.
  */
 export function warpMesh(
   source: Uint8Array,
@@ -20,13 +22,15 @@ export function warpMesh(
   triangles: Uint16Array,
   rest: Float64Array,
   moved: Float64Array,
+  sourceSize?: { width: number; height: number },
 ): void {
+  const size = sourceSize ?? { width, height };
   for (let t = 0; t < triangles.length; t += 3) {
     const a = triangles[t]!;
     const b = triangles[t + 1]!;
     const c = triangles[t + 2]!;
-    if (still(rest, moved, a) && still(rest, moved, b) && still(rest, moved, c)) continue;
-    warpTriangle(source, target, width, height, rest, moved, a, b, c);
+    if (!sourceSize && still(rest, moved, a) && still(rest, moved, b) && still(rest, moved, c)) continue;
+    warpTriangle(source, target, width, height, size, rest, moved, a, b, c);
   }
 }
 
@@ -64,6 +68,7 @@ function warpTriangle(
   target: Uint8Array,
   width: number,
   height: number,
+  sourceSize: { width: number; height: number },
   rest: Float64Array,
   moved: Float64Array,
   a: number,
@@ -120,7 +125,7 @@ function warpTriangle(
     // The rest position of the span's first pixel centre (pixel-index coordinates for sampling).
     const sx = sax + mxx * (from + 0.5 - ax) + mxy * (py - ay) - 0.5;
     const sy = say + myx * (from + 0.5 - ax) + myy * (py - ay) - 0.5;
-    sampleSpan(source, target, width, height, (y * width + from) * 4, to - from + 1, sx, sy, mxx, myx);
+    sampleSpan(source, target, sourceSize.width, sourceSize.height, (y * width + from) * 4, to - from + 1, sx, sy, mxx, myx);
   }
 }
 

@@ -1,0 +1,188 @@
+/**
+ * Draws a video avatar's frames for a job: each frame of the prepared clip (its lower face at rest) gets the mouth
+ * the lip-sync track asks for. The mouth comes from the atlas: the entry whose measured mouth is nearest the frame's
+ * (the track's opening scaled to the person's own, the head's pose a little), its lips moved by the small remainder
+ * with the photo avatars' motion model so that the mouth moves smoothly between entries; a shape the clip lacks is
+ * drawn from the nearest neutral mouth moved all the way, with the photo avatars' painted inside. At rest the frame is
+ * the prepared clip's own. Everything outside the lower face is the clip's pixels.
+ */
+import { readFile } from 'node:fs/promises';
+import { videoFaceSchema, type AtlasEntry, type VideoFace, type VideoFaceData } from '../../domain/avatar/video-face.js';
+import type { MouthShape } from '../lipsync/mouth.js';
+import { buildFaceMesh, type FaceMesh } from '../photo/face-mesh.js';
+import { moveFace, type FaceMotion } from '../photo/face-motion.js';
+import { samplePalette, type FacePalette } from '../photo/face-palette.js';
+import { warpMesh } from '../photo/mesh-warp.js';
+import { paintMouthInterior } from '../photo/mouth-interior.js';
+import { readAtlas } from './atlas-image.js';
+import type { FrameMapping } from './decode-clip.js';
+import { facePoints, facePose } from './face-geometry.js';
+import { decodeVideoLandmarks } from './landmark-codec.js';
+import { lackDistance, poseDistance, shapeDistance } from './mouth-choice.js';
+import { PatchRenderer, type EntryImage } from './patch-renderer.js';
+
+/** A mouth within this of rest in every parameter is drawn as the clip's own (at rest). */
+const REST_TOLERANCE = 0.02;
+/** An entry farther than this from the wanted mouth ({@link lackDistance}) is not used: the shape is drawn from the neutral mouth. */
+export const FALLBACK_DISTANCE = 0.1;
+/** The entry of the frame before is kept while it is at most this much worse than the best. */
+const KEEP_MARGIN = 0.01;
+/** Weight of the head's pose (squared {@link poseDistance}) in an entry's cost. */
+const POSE_WEIGHT = 0.05;
+
+/** What a frame's mouth came from (for tests and the bench). */
+export type MouthSource = 'rest' | 'atlas' | 'synthesized' | 'unchanged';
+
+interface Entry {
+  data: AtlasEntry;
+  image: EntryImage;
+  mesh?: FaceMesh;
+  palette?: FacePalette;
+}
+
+/** Draws a prepared video avatar's frames (see the module comment); one per video. */
+export class VideoFrameRenderer {
+  readonly frames: number;
+  private readonly landmarks: Float32Array;
+  private readonly lost: Uint8Array;
+  private readonly patch = new PatchRenderer();
+  private readonly neutral: Entry[];
+  private last: { frame: number; entry: number } = { frame: -2, entry: -1 };
+  private adjusted: Uint8Array = new Uint8Array(0);
+  /** Where each frame's mouth came from, frame by frame (the last {@link drawInto}). */
+  lastSource: MouthSource = 'rest';
+
+  constructor(
+    readonly data: VideoFaceData,
+    private readonly entries: Entry[],
+    /** Size of the frames drawn into and how the clip's pixels map onto them. */
+    readonly width: number,
+    readonly height: number,
+    private readonly mapping: FrameMapping = { scale: 1, offsetX: 0, offsetY: 0 },
+  ) {
+    this.frames = data.frames;
+    this.landmarks = decodeVideoLandmarks(data);
+    this.lost = new Uint8Array(data.frames);
+    for (const [from, to] of data.lost) this.lost.fill(1, from, to);
+    this.neutral = entries.filter((e) => e.data.viseme === 'X');
+  }
+
+  /** A renderer of the prepared face `face`, drawing frames of `width × height` mapped from the clip by `mapping`. */
+  static async create(face: VideoFace, size?: { width: number; height: number; mapping: FrameMapping }): Promise<VideoFrameRenderer> {
+    const data = videoFaceSchema.parse(JSON.parse(await readFile(face.facePath, 'utf8')));
+    const images = await readAtlas(face.atlasPath, data.atlas.entries);
+    const entries = data.atlas.entries.map((entry, i) => ({ data: entry, image: images[i]! }));
+    return new VideoFrameRenderer(data, entries, size?.width ?? data.width, size?.height ?? data.height, size?.mapping);
+  }
+
+  /** The 68 points of clip frame `index` in the drawn frame's pixels. */
+  pointsAt(index: number): Float64Array {
+    const { scale, offsetX, offsetY } = this.mapping;
+    const out = new Float64Array(136);
+    const at = index * 136;
+    for (let k = 0; k < 136; k += 2) {
+      out[k] = this.landmarks[at + k]! * scale - offsetX;
+      out[k + 1] = this.landmarks[at + k + 1]! * scale - offsetY;
+    }
+    return out;
+  }
+
+  /**
+   * Draws `mouth` into `frame` (yuv420p, this renderer's size), which holds clip frame `index` (frames are expected
+   * in order: the entry of the frame before is preferred).
+   */
+  drawInto(frame: Uint8Array, index: number, mouth: MouthShape): void {
+    if (this.lost[index] || atRest(mouth)) {
+      this.lastSource = this.lost[index] ? 'unchanged' : 'rest';
+      this.last = { frame: index, entry: -1 };
+      return;
+    }
+    const points = this.pointsAt(index);
+    const pose = facePose(points);
+    const target = {
+      open: mouth.open * this.data.openScale,
+      width: mouth.width,
+      round: mouth.round,
+      closed: mouth.closed,
+      press: mouth.press ?? 0,
+      teeth: mouth.teeth,
+    };
+    const chosen = this.choose(target, pose, index);
+    const real = lackDistance(target, chosen.data.shape) <= FALLBACK_DISTANCE;
+    const base = real ? chosen : this.nearestNeutral(pose);
+    this.last = { frame: index, entry: real ? this.entries.indexOf(chosen) : -1 };
+    this.lastSource = real ? 'atlas' : 'synthesized';
+    const image = this.adjust(base, target, !real);
+    this.patch.draw(frame, this.width, this.height, image, points, base.image);
+  }
+
+  /** The entry nearest `target` in the frame's pose, preferring the one drawn in the frame before. */
+  private choose(target: typeof this.entries[number]['data']['shape'], pose: { yaw: number; pitch: number }, index: number): Entry {
+    const cost = (entry: Entry) => {
+      const shape = entry.data.shape;
+      // An entry less open than wanted must be opened by warping, which shows no inside: worse than one more open.
+      const short = Math.max(0, target.open - shape.open - 0.03);
+      return shapeDistance(target, shape) + 4 * short * short + POSE_WEIGHT * poseDistance(entry.data, pose) ** 2;
+    };
+    let best = this.entries[0]!;
+    let bestCost = Infinity;
+    for (const entry of this.entries) {
+      const c = cost(entry);
+      if (c < bestCost) {
+        bestCost = c;
+        best = entry;
+      }
+    }
+    const previous = this.last.frame === index - 1 && this.last.entry >= 0 ? this.entries[this.last.entry] : undefined;
+    return previous && cost(previous) <= bestCost + KEEP_MARGIN ? previous : best;
+  }
+
+  private nearestNeutral(pose: { yaw: number; pitch: number }): Entry {
+    return this.neutral.reduce((best, entry) => (poseDistance(entry.data, pose) < poseDistance(best.data, pose) ? entry : best), this.neutral[0] ?? this.entries[0]!);
+  }
+
+  /**
+   * `entry`'s crop with its lips moved from its own mouth to `target` (the photo avatars' motion model), the painted
+   * inside added where it opens (`paint`: a neutral mouth opened for a shape the clip lacks).
+   */
+  private adjust(entry: Entry, target: AtlasEntry['shape'], paint: boolean): EntryImage {
+    const shape = entry.data.shape;
+    const motion: FaceMotion = {
+      open: target.open - shape.open,
+      width: target.width - shape.width,
+      round: target.round - shape.round,
+      closed: target.closed > 0.5 ? target.closed : 0,
+      teeth: Math.max(0, target.teeth - shape.teeth),
+      blink: 0,
+      rotation: 0,
+      shiftX: 0,
+      shiftY: 0,
+    };
+    const still = Math.abs(motion.open) + Math.abs(motion.width) + Math.abs(motion.round) + motion.teeth < 0.01 && motion.closed === 0;
+    if (still) return entry.image;
+    const { image } = entry;
+    entry.mesh ??= buildFaceMesh(facePoints(image.points), image.width, image.height);
+    entry.palette ??= samplePalette(image.pixels, image.width, image.height, entry.mesh.rest, entry.mesh.axes);
+    const moved = moveFace(entry.mesh, motion, new Float64Array(entry.mesh.count * 2));
+    if (this.adjusted.length < image.pixels.length) this.adjusted = new Uint8Array(image.pixels.length);
+    const pixels = this.adjusted.subarray(0, image.pixels.length);
+    pixels.set(image.pixels);
+    warpMesh(image.pixels, pixels, image.width, image.height, entry.mesh.triangles, entry.mesh.rest, moved);
+    if (paint) {
+      paintMouthInterior(pixels, image.width, image.height, { points: moved, mouthWidth: entry.mesh.axes.mouthWidth, palette: entry.palette, teeth: motion.teeth, alpha: 1 });
+    }
+    return { pixels, width: image.width, height: image.height, points: moved.slice(0, 136) };
+  }
+}
+
+/** Whether `mouth` is the resting mouth (closed, every other parameter near 0). */
+function atRest(mouth: MouthShape): boolean {
+  return (
+    mouth.open < REST_TOLERANCE &&
+    mouth.width < REST_TOLERANCE &&
+    mouth.round < REST_TOLERANCE &&
+    mouth.teeth < REST_TOLERANCE &&
+    (mouth.press ?? 0) < REST_TOLERANCE &&
+    mouth.closed > 1 - REST_TOLERANCE
+  );
+}
