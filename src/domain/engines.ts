@@ -2,6 +2,7 @@ import type { JobProgress } from './job.js';
 import type { AvatarDefinition } from './avatar/definition.js';
 import type { FrameSize } from './frame-size.js';
 import type { FaceDetection, PhotoFace } from './avatar/photo.js';
+import type { VideoFace } from './avatar/video-face.js';
 
 /** What every engine call receives besides its input. */
 export interface EngineContext {
@@ -36,6 +37,12 @@ export interface LipSyncInput {
    * fps; the photo covers the frame and only the face moves.
    */
   photo?: PhotoFace;
+  /**
+   * Set for a video avatar: its prepared clip, face and mouth atlas. `avatar` then only gives the id and name; the
+   * video plays the clip from its first frame (looping it while the speech lasts) at `video.fps`, at its own size
+   * or `outputSize` (scaled to cover and centre-cropped), with only the lower face redrawn.
+   */
+  video?: VideoFace;
 }
 
 /** Turns speech plus an avatar into an mp4 whose mouth follows the speech. */

@@ -88,8 +88,10 @@ export const videoFaceSchema = z.object({
 export type VideoFaceData = z.infer<typeof videoFaceSchema>;
 export type AtlasEntry = z.infer<typeof atlasEntrySchema>;
 
-/** A prepared video avatar as the renderer is given it: local paths of its files. */
+/** A prepared video avatar as the renderer is given it: local paths of its files, and its frame rate. */
 export interface VideoFace {
+  /** The prepared clip's frame rate (also in the face data): a job's video and mouth track run at it. */
+  fps: number;
   /** The prepared clip (H.264, yuv420p, constant frame rate, no sound), its lower face at rest: a seamless loop. */
   clipPath: string;
   /** The face data (JSON, {@link videoFaceSchema}). */

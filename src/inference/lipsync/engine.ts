@@ -5,6 +5,9 @@ import { resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings
 import { FrameSource, type RenderThread } from '../render/frame-source.js';
 import type { MouthShape, MouthTrackAnalyzer } from './mouth.js';
 import type { OnnxMouthAnalyzer } from './onnx-mouth-analyzer.js';
+import type { VideoFace } from '../../domain/avatar/video-face.js';
+import { renderVideoAvatarJob } from '../video/video-avatars.js';
+import { VIDEO_AVATAR_ENCODER } from '../video/video-encoder.js';
 
 /** Options of {@link CanvasLipSyncEngine}. */
 export interface CanvasLipSyncEngineOptions {
@@ -39,12 +42,19 @@ export interface CanvasLipSyncEngineOptions {
 export class CanvasLipSyncEngine implements LipSyncEngine {
   private binaries?: Promise<MediaBinaries>;
 
+  /** A video avatar's video (see {@link renderVideoAvatarVideo}). */
+  private async renderVideo(input: LipSyncInput, video: VideoFace, context: EngineContext): Promise<void> {
+    const binaries = await (this.binaries ??= resolveEncoderBinaries(this.options.binaries));
+    await renderVideoAvatarVideo(this.analyzer, { ...this.options, binaries }, input, video, context);
+  }
+
   constructor(
     private readonly analyzer: MouthTrackAnalyzer,
     private readonly options: CanvasLipSyncEngineOptions = {},
   ) {}
 
   async render(input: LipSyncInput, context: EngineContext): Promise<void> {
+    if (input.video) return this.renderVideo(input, input.video, context);
     // The avatar's geometry is in design units scaled to the frame, so a definition with the job's
     // frame size draws it framed for that shape (see FrameRenderer) and the encoder takes that size.
     const avatar = input.outputSize ? { ...input.avatar, width: input.outputSize.width, height: input.outputSize.height } : input.avatar;
@@ -111,6 +121,40 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
       await source.close();
     }
   }
+}
+
+/**
+ * The video avatar's path of {@link CanvasLipSyncEngine.render}: the mouth track at the clip's frame rate, then the
+ * clip's frames with their lower face redrawn, decoded, drawn and encoded in a child process (renderVideoAvatarJob).
+ */
+async function renderVideoAvatarVideo(
+  analyzer: MouthTrackAnalyzer,
+  options: CanvasLipSyncEngineOptions,
+  input: LipSyncInput,
+  video: VideoFace,
+  context: EngineContext,
+): Promise<void> {
+  const { signal } = context;
+  const track = await analyzer.analyze(input.audioPath, video.fps, signal, input.durationSec);
+  signal.throwIfAborted();
+  const total = track.length > 0 ? track.length : Math.max(1, Math.ceil(input.durationSec * video.fps));
+  const report = throttledProgress(context, total, options.progressIntervalMs ?? 250);
+  report(0, true);
+  await renderVideoAvatarJob({
+    face: video,
+    mouths: track,
+    total,
+    outputSize: input.outputSize,
+    audioPath: input.audioPath,
+    audioMaxSec: input.durationSec > 0 ? input.durationSec : undefined,
+    outputPath: input.outputPath,
+    encoder: { ...VIDEO_AVATAR_ENCODER, ...options.encoder },
+    binaries: options.binaries,
+    signal,
+    onFrame: (done) => report(done, false),
+    thread: options.renderThread,
+  });
+  report(total, true);
 }
 
 /** The frames' format: as asked, else yuv420p, which cannot hold an odd-sized frame (then RGBA). */

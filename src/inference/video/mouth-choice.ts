@@ -44,11 +44,12 @@ export function shapeDistance(a: ShapeLike, b: ShapeLike): number {
 }
 
 /**
- * How much of the difference between two mouths moving the lips cannot make up: the opening (an inside to show), the
- * rounding and the teeth on the lip. The renderer draws a shape itself where the clip's nearest mouth is this far.
+ * How much of the difference between two mouths moving the lips cannot make up: the opening, where an inside (teeth,
+ * tongue) must show that the nearer mouth does not have. Spread, rounding and the lower lip under the teeth are made
+ * by moving a real mouth's lips; the renderer draws a mouth itself only where the clip's nearest opening is this far.
  */
 export function lackDistance(a: ShapeLike, b: ShapeLike): number {
-  return 4 * (a.open - b.open) ** 2 + 1.5 * (a.round - b.round) ** 2 + 1.5 * ((a.teeth ?? 0) - (b.teeth ?? 0)) ** 2;
+  return 4 * (a.open - b.open) ** 2;
 }
 
 /** How far apart two head poses are (turn in half jaw widths, nod in eye distances, weighted alike). */

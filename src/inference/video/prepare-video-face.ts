@@ -93,7 +93,6 @@ export interface PreparedVideoFace {
   thumbnailPath: string;
   /** Length of the prepared clip (the loop), seconds. */
   durationSec: number;
-  fps: number;
   width: number;
   height: number;
   /** Frames decoded from the upload and their duration in seconds. */
@@ -123,6 +122,7 @@ export async function prepareVideoFace(options: PrepareVideoFaceOptions): Promis
   const crops = await cut(clipPath, geometry, plan, tracked.points, options);
   options.onProgress?.({ stage: 'cutting', done: plan.cuts.length, total: plan.cuts.length });
   const paths = {
+    fps: geometry.fps,
     clipPath: join(options.outputDir, VIDEO_FACE_FILES.clip),
     facePath: join(options.outputDir, VIDEO_FACE_FILES.face),
     atlasPath: join(options.outputDir, VIDEO_FACE_FILES.atlas),
@@ -173,7 +173,6 @@ export async function prepareVideoFace(options: PrepareVideoFaceOptions): Promis
     previewPath,
     thumbnailPath,
     durationSec: data.frames / geometry.fps,
-    fps: geometry.fps,
     width: geometry.width,
     height: geometry.height,
     sourceFrames: tracked.points.length,

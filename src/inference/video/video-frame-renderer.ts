@@ -33,12 +33,15 @@ const POSE_WEIGHT = 0.05;
 /** What a frame's mouth came from (for tests and the bench). */
 export type MouthSource = 'rest' | 'atlas' | 'synthesized' | 'unchanged';
 
-interface Entry {
+/** An atlas entry with its crop (and, once needed, the mesh and colours its lips are moved and painted with). */
+export interface AtlasEntryImage {
   data: AtlasEntry;
   image: EntryImage;
   mesh?: FaceMesh;
   palette?: FacePalette;
 }
+
+type Entry = AtlasEntryImage;
 
 /** Draws a prepared video avatar's frames (see the module comment); one per video. */
 export class VideoFrameRenderer {
@@ -49,12 +52,14 @@ export class VideoFrameRenderer {
   private readonly neutral: Entry[];
   private last: { frame: number; entry: number } = { frame: -2, entry: -1 };
   private adjusted: Uint8Array = new Uint8Array(0);
+  private openPalette: Partial<FacePalette> | undefined;
   /** Where each frame's mouth came from, frame by frame (the last {@link drawInto}). */
   lastSource: MouthSource = 'rest';
 
   constructor(
     readonly data: VideoFaceData,
-    private readonly entries: Entry[],
+    /** The atlas: each entry's data and crop (shared by renderers of the same face). */
+    readonly entries: AtlasEntryImage[],
     /** Size of the frames drawn into and how the clip's pixels map onto them. */
     readonly width: number,
     readonly height: number,
@@ -108,25 +113,29 @@ export class VideoFrameRenderer {
       teeth: mouth.teeth,
     };
     const chosen = this.choose(target, pose, index);
-    const real = lackDistance(target, chosen.data.shape) <= FALLBACK_DISTANCE;
-    const base = real ? chosen : this.nearestNeutral(pose);
-    this.last = { frame: index, entry: real ? this.entries.indexOf(chosen) : -1 };
+    const real = chosen !== undefined;
+    const base = chosen ?? this.nearestNeutral(pose);
+    this.last = { frame: index, entry: chosen ? this.entries.indexOf(chosen) : -1 };
     this.lastSource = real ? 'atlas' : 'synthesized';
     const image = this.adjust(base, target, !real);
     this.patch.draw(frame, this.width, this.height, image, points, base.image);
   }
 
-  /** The entry nearest `target` in the frame's pose, preferring the one drawn in the frame before. */
-  private choose(target: typeof this.entries[number]['data']['shape'], pose: { yaw: number; pitch: number }, index: number): Entry {
+  /**
+   * The entry nearest `target` in the frame's pose among those open about as wide ({@link FALLBACK_DISTANCE}),
+   * preferring the one drawn in the frame before; none when the clip has no mouth open about so wide.
+   */
+  private choose(target: AtlasEntry['shape'], pose: { yaw: number; pitch: number }, index: number): Entry | undefined {
     const cost = (entry: Entry) => {
       const shape = entry.data.shape;
       // An entry less open than wanted must be opened by warping, which shows no inside: worse than one more open.
       const short = Math.max(0, target.open - shape.open - 0.03);
       return shapeDistance(target, shape) + 4 * short * short + POSE_WEIGHT * poseDistance(entry.data, pose) ** 2;
     };
-    let best = this.entries[0]!;
+    let best: Entry | undefined;
     let bestCost = Infinity;
     for (const entry of this.entries) {
+      if (lackDistance(target, entry.data.shape) > FALLBACK_DISTANCE) continue;
       const c = cost(entry);
       if (c < bestCost) {
         bestCost = c;
@@ -134,7 +143,22 @@ export class VideoFrameRenderer {
       }
     }
     const previous = this.last.frame === index - 1 && this.last.entry >= 0 ? this.entries[this.last.entry] : undefined;
-    return previous && cost(previous) <= bestCost + KEEP_MARGIN ? previous : best;
+    if (previous && best && lackDistance(target, previous.data.shape) <= FALLBACK_DISTANCE && cost(previous) <= bestCost + KEEP_MARGIN) return previous;
+    return best;
+  }
+
+  /** The teeth, cavity and tongue colours of the clip's most open mouth when it shows its teeth; none otherwise. */
+  private clipPalette(): Partial<FacePalette> {
+    if (this.openPalette !== undefined) return this.openPalette;
+    const open = [...this.entries].sort((a, b) => b.data.shape.open - a.data.shape.open)[0];
+    this.openPalette = {};
+    if (open && open.data.shape.open > 0.25) {
+      const { image } = open;
+      const mesh = buildFaceMesh(facePoints(image.points), image.width, image.height);
+      const palette = samplePalette(image.pixels, image.width, image.height, mesh.rest, mesh.axes);
+      this.openPalette = { teeth: palette.teeth, cavity: palette.cavity, tongue: palette.tongue };
+    }
+    return this.openPalette;
   }
 
   private nearestNeutral(pose: { yaw: number; pitch: number }): Entry {
@@ -169,7 +193,9 @@ export class VideoFrameRenderer {
     pixels.set(image.pixels);
     warpMesh(image.pixels, pixels, image.width, image.height, entry.mesh.triangles, entry.mesh.rest, moved);
     if (paint) {
-      paintMouthInterior(pixels, image.width, image.height, { points: moved, mouthWidth: entry.mesh.axes.mouthWidth, palette: entry.palette, teeth: motion.teeth, alpha: 1 });
+      // The inside in the clip's own colours where it shows its teeth (the most open mouth of the atlas).
+      const palette = { ...entry.palette, ...this.clipPalette() };
+      paintMouthInterior(pixels, image.width, image.height, { points: moved, mouthWidth: entry.mesh.axes.mouthWidth, palette, teeth: motion.teeth, alpha: 1 });
     }
     return { pixels, width: image.width, height: image.height, points: moved.slice(0, 136) };
   }

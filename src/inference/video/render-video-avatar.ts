@@ -1,0 +1,75 @@
+/**
+ * A job's video with a video avatar: the prepared clip decoded from its first frame (scaled and cropped to the job's
+ * frame size, as every avatar is framed), each frame's mouth drawn from the mouth track (video-frame-renderer), and
+ * the frames piped into the H.264 encoder with the speech; where the speech outlasts the clip it plays again (the
+ * prepared clip is a seamless loop). Streamed: a few frames are held at once, whatever the length.
+ */
+import type { VideoFace } from '../../domain/avatar/video-face.js';
+import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
+import type { MediaBinaries } from '../media/binaries.js';
+import { openVideoEncoder, type VideoEncoderSettings } from '../media/encode-video.js';
+import { decodeClip, decodedFrame } from './decode-clip.js';
+import { VideoFrameRenderer, type MouthSource } from './video-frame-renderer.js';
+
+/** Options of {@link renderVideoAvatar}. */
+export interface RenderVideoAvatarOptions {
+  face: VideoFace;
+  /** One mouth per frame at the face's frame rate (the resting mouth past its end). */
+  mouths: readonly MouthShape[];
+  /** Frames to write. */
+  total: number;
+  /** The video's frame size (even sides; default the prepared clip's). */
+  outputSize?: { width: number; height: number };
+  /** The speech to mux, and at most how many seconds of it. */
+  audioPath?: string;
+  audioMaxSec?: number;
+  outputPath: string;
+  encoder?: VideoEncoderSettings;
+  binaries: MediaBinaries;
+  signal?: AbortSignal;
+  /** Told each time `done` frames are in the encoder. */
+  onFrame?: (done: number) => void;
+  /** Told where each frame's mouth came from (tests, the bench). */
+  onSource?: (frame: number, source: MouthSource) => void;
+}
+
+/** Renders a job's video with a video avatar (see the module comment); the partial file is removed on failure. */
+export async function renderVideoAvatar(options: RenderVideoAvatarOptions): Promise<void> {
+  const { face, mouths, total, binaries, signal } = options;
+  const first = await VideoFrameRenderer.create(face);
+  const geometry = { width: first.data.width, height: first.data.height, fps: first.data.fps };
+  const size = decodedFrame(geometry, options.outputSize);
+  const renderer = options.outputSize ? new VideoFrameRenderer(first.data, first.entries, size.width, size.height, size.mapping) : first;
+  const encoder = openVideoEncoder(
+    {
+      ...options.encoder,
+      width: size.width,
+      height: size.height,
+      fps: geometry.fps,
+      pixelFormat: 'yuv420p',
+      audioPath: options.audioPath,
+      audioMaxSec: options.audioMaxSec,
+      outputPath: options.outputPath,
+      signal,
+    },
+    binaries,
+  );
+  try {
+    let done = 0;
+    while (done < total) {
+      const before = done;
+      for await (const frame of decodeClip(face.clipPath, { geometry, outputSize: options.outputSize, normalised: true, maxFrames: total - done, signal }, binaries)) {
+        renderer.drawInto(frame.pixels, frame.index, mouths[done] ?? RESTING_MOUTH);
+        options.onSource?.(done, renderer.lastSource);
+        await encoder.write(frame.pixels, frame.release);
+        options.onFrame?.(++done);
+      }
+      if (done === before) throw new Error('the prepared clip holds no frames');
+    }
+    await encoder.finish();
+  } catch (error) {
+    await encoder.abort();
+    signal?.throwIfAborted();
+    throw error;
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The video avatars' entry points for the rest of the package: preparing a clip ({@link prepareVideoAvatar}) and
+ * rendering a job's video ({@link renderVideoAvatarJob}), each in a pooled child process (video-worker.ts) unless
+ * told otherwise; the host's event loop only passes messages.
+ */
+import type { VideoFace } from '../../domain/avatar/video-face.js';
+import type { MouthShape } from '../lipsync/mouth.js';
+import { resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
+import { inChildProcess } from '../workers/child.js';
+import { childModule } from '../workers/child-module.js';
+import { TaskPool } from '../workers/task-pool.js';
+import { asVideoAvatarError } from './errors.js';
+import type { PrepareProgress, PreparedVideoFace } from './prepare-video-face.js';
+import type { VideoTask, VideoTaskEvent } from './video-task.js';
+
+/** Where the work runs: a pooled child process (default) or the calling thread. */
+export type VideoThread = 'worker' | 'main';
+
+let pool: TaskPool<VideoTask, PreparedVideoFace | undefined, VideoTaskEvent> | undefined;
+const VIDEO_WORKER = childModule(import.meta.url, 'video-worker');
+
+function videoPool(thread: VideoThread | undefined): typeof pool {
+  if ((thread ?? 'worker') === 'main' || !VIDEO_WORKER || inChildProcess()) return undefined;
+  // Each child holds the face model (tracking) or a job's frames; a preparation of a long clip takes minutes.
+  return (pool ??= new TaskPool({ name: 'video avatar', module: VIDEO_WORKER, maxOldGenerationSizeMb: 1024 }));
+}
+
+/** Video avatar children started and not ended (for tests and diagnostics). */
+export function videoAvatarWorkers(): number {
+  return pool?.size ?? 0;
+}
+
+/** Options of {@link prepareVideoAvatar}. */
+export interface PrepareVideoAvatarOptions {
+  /** The uploaded clip (any container ffmpeg reads among MP4, MOV, WebM, MKV…). */
+  clipPath: string;
+  /** The folder the prepared files are written into (see `VIDEO_FACE_FILES`). */
+  outputDir: string;
+  binaries?: EncoderBinaries;
+  signal?: AbortSignal;
+  onProgress?: (progress: PrepareProgress) => void;
+  /** Shortest and longest clip accepted, decoded seconds (default 3 and 300). */
+  minSeconds?: number;
+  maxSeconds?: number;
+  /** The largest share of the clip the face may be missing or turned away in (default 0.1). */
+  maxLostShare?: number;
+  /** The prepared clip's H.264 settings. */
+  encoder?: VideoEncoderSettings;
+  thread?: VideoThread;
+}
+
+/**
+ * Prepares a clip as a video avatar (see prepare-video-face.ts) and resolves with what it wrote.
+ * @throws VideoAvatarError (its `code` one of `not_video`, `too_short`, `too_long`, `no_face`, `face_too_small`,
+ *   `face_lost`) when the clip cannot be one; any other error is a failure of the machine, not of the clip.
+ */
+export async function prepareVideoAvatar(options: PrepareVideoAvatarOptions): Promise<PreparedVideoFace> {
+  const { thread, signal, onProgress, binaries: given, ...rest } = options;
+  const binaries = await resolveEncoderBinaries(given);
+  const workers = videoPool(thread);
+  try {
+    if (!workers) {
+      const { prepareVideoFace } = await import('./prepare-video-face.js');
+      return await prepareVideoFace({ ...rest, binaries, signal, onProgress });
+    }
+    const result = await workers.run(
+      { kind: 'prepare', ...rest, binaries },
+      { signal, onEvent: (event) => (event.kind === 'prepare' ? onProgress?.(event.progress) : undefined) },
+    );
+    return result!;
+  } catch (error) {
+    throw asVideoAvatarError(error) ?? error;
+  }
+}
+
+/** Options of {@link renderVideoAvatarJob}. */
+export interface RenderVideoAvatarJobOptions {
+  face: VideoFace;
+  /** One mouth per frame at `face.fps`. */
+  mouths: readonly MouthShape[];
+  total: number;
+  outputSize?: { width: number; height: number };
+  audioPath?: string;
+  audioMaxSec?: number;
+  outputPath: string;
+  encoder?: VideoEncoderSettings;
+  binaries?: EncoderBinaries;
+  signal?: AbortSignal;
+  onFrame?: (done: number) => void;
+  thread?: VideoThread;
+}
+
+/** Renders a job's mp4 with a video avatar (see render-video-avatar.ts). */
+export async function renderVideoAvatarJob(options: RenderVideoAvatarJobOptions): Promise<void> {
+  const { thread, signal, onFrame, binaries: given, ...rest } = options;
+  const binaries = await resolveEncoderBinaries(given);
+  const workers = videoPool(thread);
+  if (!workers) {
+    const { renderVideoAvatar } = await import('./render-video-avatar.js');
+    return renderVideoAvatar({ ...rest, binaries, signal, onFrame });
+  }
+  await workers.run({ kind: 'render', ...rest, binaries }, { signal, onEvent: (event) => (event.kind === 'render' ? onFrame?.(event.done) : undefined) });
+}
