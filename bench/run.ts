@@ -13,6 +13,7 @@ import { photoPrepareBench } from './photo-prepare.js';
 import { photoRenderBench } from './photo-render.js';
 import { runSeparationBench } from './separation.js';
 import { measureRunningJobRedis } from './running-job-redis.js';
+import { videoAvatarBench } from './video-avatar.js';
 import { settingsFromEnv, type BenchLine, type BenchSection } from './lib/settings.js';
 
 const SECTIONS: Record<string, BenchSection> = {
@@ -31,6 +32,8 @@ const SECTIONS: Record<string, BenchSection> = {
     for (const part of [photoRenderBench, photoMouthBench]) await part(settings, emit);
   },
   'photo-mouth': photoMouthBench,
+  // Video avatars: preparation, whole job, identity, lips, stability, memory (issue #22).
+  'video-avatar': videoAvatarBench,
   separation: async (_settings, emit) => {
     for (const row of await runSeparationBench()) emit({ bench: 'separation', ...row });
   },

@@ -19,8 +19,6 @@ import type { PixelBox } from './yuv-pixels.js';
 
 /** The landmarks the patch's mesh carries: the nose's base and the lips. */
 const MESH_LANDMARKS = [31, 32, 33, 34, 35, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67];
-/** The lower lip's points (outer and inner). */
-const LOWER_LIP = new Set([55, 56, 57, 58, 59, 65, 66, 67]);
 /** Of those, the ones placed on the frame's own points (they do not move with the mouth). */
 const PINNED = new Set([31, 32, 33, 34, 35]);
 /** The points the entry's pose is fitted on, with their weights (the nose, nearest the mouth, counts most). */
@@ -132,6 +130,8 @@ export interface PatchGeometry {
   chinDrop: number;
   /** The frame's face axes. */
   axes: FaceAxes;
+  /** The entry's pose brought to the frame's ({@link poseAffine}). */
+  affine: Affine;
 }
 
 /** The triangles of an entry's mesh: its topology does not change from frame to frame. */
@@ -139,59 +139,79 @@ const topologies = new WeakMap<object, Uint16Array>();
 
 /**
  * Where entry `entry`'s mouth goes in a frame whose face is `frame` (68 points each, in their own pixels). `key`
- * identifies the entry (its mesh's triangles are computed once).
+ * identifies the entry (its mesh's triangles are computed once). `lips` (68 points in the entry's pixels, default
+ * `entry`) moves the entry's lips (and chin) on the way: the warp carries the entry's pixels from `entry` to where
+ * `lips` puts them in the frame's pose, in one resampling.
  */
-export function patchGeometry(key: object, entry: ArrayLike<number>, frame: ArrayLike<number>): PatchGeometry {
+export function patchGeometry(key: object, entry: ArrayLike<number>, frame: ArrayLike<number>, lips: ArrayLike<number> = entry): PatchGeometry {
   const affine = poseAffine(entry, frame);
-  const entryFace = facePoints(Float64Array.from(entry));
-  const entryAxes = faceAxes(entryFace);
   const axes = faceAxes(facePoints(Float64Array.from(frame)));
-  const ring = blendRing(entryFace, entryAxes);
-  const outer = grow(ring, 0.12 * entryAxes.iod);
-  const count = MESH_LANDMARKS.length + ring.length + outer.length;
-  const rest = new Float64Array(count * 2);
+  const { rest, ringCount } = meshRest(entry);
+  const count = rest.length / 2;
   const moved = new Float64Array(count * 2);
-  MESH_LANDMARKS.forEach((i, k) => {
-    rest[2 * k] = entry[2 * i]!;
-    rest[2 * k + 1] = entry[2 * i + 1]!;
-    const [x, y] = PINNED.has(i) ? [frame[2 * i]!, frame[2 * i + 1]!] : applyAffine(affine, entry[2 * i]!, entry[2 * i + 1]!);
+  for (let k = 0; k < count; k++) {
+    const i = MESH_LANDMARKS[k];
+    const [x, y] =
+      i === undefined ? applyAffine(affine, rest[2 * k]!, rest[2 * k + 1]!)
+      : PINNED.has(i) ? [frame[2 * i]!, frame[2 * i + 1]!]
+      : applyAffine(affine, lips[2 * i]!, lips[2 * i + 1]!);
     moved[2 * k] = x;
     moved[2 * k + 1] = y;
-  });
-  [...ring, ...outer].forEach(([x, y], j) => {
-    const k = MESH_LANDMARKS.length + j;
-    rest[2 * k] = x;
-    rest[2 * k + 1] = y;
-    const [mx, my] = applyAffine(affine, x, y);
-    moved[2 * k] = mx;
-    moved[2 * k + 1] = my;
-  });
+  }
   let triangles = topologies.get(key);
   if (!triangles) {
-    // Triangulated with the lower lip lowered, so that the lips are triangulated apart however the entry holds them
-    // (the same triangles serve the entry opened or closed by the renderer's small moves).
-    const open = rest.slice();
-    const drop = 0.25 * entryAxes.mouthWidth;
-    MESH_LANDMARKS.forEach((i, k) => {
-      if (!LOWER_LIP.has(i)) return;
-      open[2 * k] += entryAxes.v[0] * drop;
-      open[2 * k + 1] += entryAxes.v[1] * drop;
-    });
-    triangles = triangulate(open, count);
+    triangles = triangulate(meshRest(opened(entry)).rest, count);
     topologies.set(key, triangles);
   }
-  const [chinX, chinY] = applyAffine(affine, entry[16]!, entry[17]!);
+  const [chinX, chinY] = applyAffine(affine, lips[16]!, lips[17]!);
   const chinDrop = (chinX - frame[16]!) * axes.v[0] + (chinY - frame[17]!) * axes.v[1];
   const mesh = MESH_LANDMARKS.length;
   return {
     rest,
     moved,
     triangles,
-    ring: moved.slice(2 * mesh, 2 * (mesh + ring.length)),
-    outer: moved.slice(2 * (mesh + ring.length)),
+    ring: moved.slice(2 * mesh, 2 * (mesh + ringCount)),
+    outer: moved.slice(2 * (mesh + ringCount)),
     chinDrop,
     axes,
+    affine,
   };
+}
+
+/** The patch mesh's points in the entry's pixels (landmarks, blend ring, outer ring), and how many the blend ring has. */
+function meshRest(entry: ArrayLike<number>): { rest: Float64Array; ringCount: number } {
+  const face = facePoints(Float64Array.from(entry));
+  const axes = faceAxes(face);
+  const ring = blendRing(face, axes);
+  const outer = grow(ring, 0.12 * axes.iod);
+  const rest = new Float64Array((MESH_LANDMARKS.length + ring.length + outer.length) * 2);
+  MESH_LANDMARKS.forEach((i, k) => {
+    rest[2 * k] = entry[2 * i]!;
+    rest[2 * k + 1] = entry[2 * i + 1]!;
+  });
+  [...ring, ...outer].forEach(([x, y], j) => {
+    const k = MESH_LANDMARKS.length + j;
+    rest[2 * k] = x;
+    rest[2 * k + 1] = y;
+  });
+  return { rest, ringCount: ring.length };
+}
+
+/**
+ * `entry`'s points with the jaw dropped (the lower lip and chin lowered by a fifth of the mouth's width): the patch
+ * mesh is triangulated so, with the lips apart however the entry holds them, and the same triangles serve the entry
+ * opened or closed by the renderer's small moves.
+ */
+function opened(entry: ArrayLike<number>): Float64Array {
+  const out = Float64Array.from(entry);
+  const axes = faceAxes(facePoints(out));
+  const drop = 0.2 * axes.mouthWidth;
+  for (const [i, share] of JAW_SHARE) {
+    if (i === 48 || i === 54 || i === 60 || i === 64) continue;
+    out[2 * i] += axes.v[0] * drop * share;
+    out[2 * i + 1] += axes.v[1] * drop * share;
+  }
+  return out;
 }
 
 /** Delaunay triangles of the first `count` points of `points` (`x, y` each), with a fixed jitter against co-circular points. */
@@ -211,7 +231,7 @@ const JAW_SHARE: ReadonlyArray<readonly [number, number]> = [
   [55, 0.55], [56, 0.85], [57, 0.95], [58, 0.85], [59, 0.55], [65, 0.85], [66, 0.95], [67, 0.85], [48, 0.3], [54, 0.3], [60, 0.3], [64, 0.3],
 ];
 /** The jaw warp's other points: they stay (the nose, the upper lip, the jaw by the ears). */
-const JAW_STILL = [1, 2, 14, 15, 31, 32, 33, 34, 35, 49, 50, 51, 52, 53, 61, 62, 63];
+const JAW_STILL = [2, 14, 31, 32, 33, 34, 35, 49, 50, 51, 52, 53, 61, 62, 63];
 
 /** The jaw warp of {@link jawWarp}: mesh points at rest and moved (frame pixels), and triangles. */
 export interface JawWarp {
@@ -241,8 +261,8 @@ export function jawWarp(frame: ArrayLike<number>, axes: FaceAxes, drop: number):
   // A still ring: out from the face's lower middle past the jaw line, and well below the chin.
   const cx = (frame[2 * 33]! + frame[2 * 8]!) / 2;
   const cy = (frame[2 * 33 + 1]! + frame[2 * 8 + 1]!) / 2;
-  const reach = 0.45 * axes.iod + Math.abs(drop);
-  for (let i = 1; i <= 15; i++) {
+  const reach = 0.3 * axes.iod + 1.5 * Math.abs(drop);
+  for (let i = 2; i <= 14; i++) {
     const x = frame[2 * i]!;
     const y = frame[2 * i + 1]!;
     const length = Math.hypot(x - cx, y - cy) || 1;
@@ -330,11 +350,11 @@ export function rasterRing(ring: Float64Array, box: PixelBox, feather: number, o
 const LIPS = [48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63, 64, 65, 66, 67];
 
 /**
- * The 68 points of the face as drawn with entry `entry` (68 points, its pixels) on a frame whose face is `frame`:
- * the frame's own, but the jaw line moved as {@link jawWarp} moves it and the lips where the entry's lie in the
- * frame's pose.
+ * The 68 points of the face as drawn on a frame whose face is `frame` with an entry whose lips are `lips` (68 points,
+ * the entry's pixels): the frame's own, but the jaw line moved as {@link jawWarp} moves it and the lips where the
+ * entry's lie in the frame's pose.
  */
-export function drawnPoints(entry: ArrayLike<number>, frame: ArrayLike<number>, geometry: Pick<PatchGeometry, 'axes' | 'chinDrop'>): Float32Array {
+export function drawnPoints(lips: ArrayLike<number>, frame: ArrayLike<number>, geometry: Pick<PatchGeometry, 'axes' | 'chinDrop' | 'affine'>): Float32Array {
   const out = Float32Array.from(frame);
   const [vx, vy] = geometry.axes.v;
   for (const [i, share] of JAW_SHARE) {
@@ -342,9 +362,8 @@ export function drawnPoints(entry: ArrayLike<number>, frame: ArrayLike<number>, 
     out[2 * i] = frame[2 * i]! + vx * geometry.chinDrop * share;
     out[2 * i + 1] = frame[2 * i + 1]! + vy * geometry.chinDrop * share;
   }
-  const affine = poseAffine(entry, frame);
   for (const i of LIPS) {
-    const [x, y] = applyAffine(affine, entry[2 * i]!, entry[2 * i + 1]!);
+    const [x, y] = applyAffine(geometry.affine, lips[2 * i]!, lips[2 * i + 1]!);
     out[2 * i] = x;
     out[2 * i + 1] = y;
   }

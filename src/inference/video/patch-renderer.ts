@@ -4,7 +4,9 @@
  * seamlessly (seamless-blend.ts) inside the blend ring with a soft edge, and only the pixels that changed are written
  * back. Scratch buffers are kept between frames.
  */
+import type { FacePalette } from '../photo/face-palette.js';
 import { warpMesh } from '../photo/mesh-warp.js';
+import { paintMouthInterior } from '../photo/mouth-interior.js';
 import { drawnPoints, evenBox, jawWarp, patchGeometry, rasterRing, type PatchGeometry } from './lower-face.js';
 import { blendSeamless } from './seamless-blend.js';
 import { writeRgbaBox, yuvBoxToRgba, type PixelBox } from './yuv-pixels.js';
@@ -18,8 +20,20 @@ export interface EntryImage {
   points: Float64Array;
 }
 
+/** How {@link PatchRenderer.draw} draws an entry. */
+export interface PatchOptions {
+  /** Names the entry for its mesh's triangles (default: the entry itself). */
+  key?: object;
+  /** The entry's lips moved (68 points in its pixels). */
+  lips?: ArrayLike<number>;
+  /** Paint an inside between the lips, in these colours. */
+  paint?: { palette: FacePalette; teeth: number };
+}
+
 /** The soft edge inside the blend ring, in eye distances. */
 const FEATHER = 0.1;
+/** Below this difference of the chins (pixels) the frame's jaw is left where it is. */
+const JAW_STILL_PX = 0.3;
 /** The membrane's grid cell, in eye distances (at least 2 pixels). */
 const CELL = 0.06;
 
@@ -35,29 +49,42 @@ export class PatchRenderer {
 
   /**
    * Draws `entry`'s lower face into `frame` (yuv420p, `width × height`) whose face's 68 points are `framePoints`;
-   * returns the rectangle it may have changed and the face's points as drawn (see `drawnPoints`). `key` names the
-   * entry for the mesh's triangles, computed once per key (default: `entry`; give the atlas entry's own for a copy of
-   * it with moved lips).
+   * returns the rectangle it may have changed and the face's points as drawn (see `drawnPoints`). `options.key` names
+   * the entry for the mesh's triangles (default `entry`); `options.lips` moves the entry's lips on the way (68 points
+   * in the entry's pixels, see `patchGeometry`); `options.paint` paints an inside between the moved lips (a mouth the
+   * entry does not open as wide).
    */
-  draw(frame: Uint8Array, width: number, height: number, entry: EntryImage, framePoints: ArrayLike<number>, key: object = entry): { box: PixelBox; points: Float32Array } {
-    const geometry = patchGeometry(key, entry.points, framePoints);
-    const points = drawnPoints(entry.points, framePoints, geometry);
-    const jaw = jawWarp(framePoints, geometry.axes, geometry.chinDrop);
-    const box = evenBox([geometry.outer, jaw.rest, jaw.moved], 2, width, height);
+  draw(frame: Uint8Array, width: number, height: number, entry: EntryImage, framePoints: ArrayLike<number>, options: PatchOptions = {}): { box: PixelBox; points: Float32Array } {
+    const lips = options.lips ?? entry.points;
+    const geometry = patchGeometry(options.key ?? entry, entry.points, framePoints, lips);
+    const points = drawnPoints(lips, framePoints, geometry);
+    // The jaw moves only when the chins differ by a visible amount.
+    const jaw = Math.abs(geometry.chinDrop) >= JAW_STILL_PX ? jawWarp(framePoints, geometry.axes, geometry.chinDrop) : undefined;
+    const box = evenBox(jaw ? [geometry.outer, jaw.rest, jaw.moved] : [geometry.outer], 2, width, height);
     const bw = box.x1 - box.x0;
     const bh = box.y1 - box.y0;
     if (bw <= 0 || bh <= 0) return { box, points };
     const n = bw * bh;
     this.ensure(n);
     const base = yuvBoxToRgba(frame, width, height, box, this.base).subarray(0, n * 4);
+    // The frame as it was: the jaw warp reads it, and the pixels that differ from it at the end are written back.
     const before = this.before.subarray(0, n * 4);
     before.set(base);
     const local = (points: Float64Array) => points.map((v, k) => v - (k % 2 === 0 ? box.x0 : box.y0));
     // 1. The frame's jaw to the entry's chin, in the frame's own pixels.
-    if (Math.abs(geometry.chinDrop) > 0.05) warpMesh(before, base, bw, bh, jaw.triangles, local(jaw.rest), local(jaw.moved));
+    if (jaw) warpMesh(before, base, bw, bh, jaw.triangles, local(jaw.rest), local(jaw.moved));
     // 2. The entry's mouth, warped to the frame's pose and blended in.
     const patch = this.patch.subarray(0, n * 4);
     warpMesh(entry.pixels, patch, bw, bh, geometry.triangles, geometry.rest, local(geometry.moved), { width: entry.width, height: entry.height });
+    if (options.paint) {
+      const inBox = new Float64Array(136);
+      for (let k = 0; k < 136; k += 2) {
+        inBox[k] = points[k]! - box.x0;
+        inBox[k + 1] = points[k + 1]! - box.y0;
+      }
+      const mouthWidth = Math.hypot(points[108]! - points[96]!, points[109]! - points[97]!);
+      paintMouthInterior(patch, bw, bh, { points: inBox, mouthWidth, palette: options.paint.palette, teeth: options.paint.teeth, alpha: 1 });
+    }
     this.masks(geometry, box, n);
     blendSeamless({
       width: bw,
@@ -69,18 +96,7 @@ export class PatchRenderer {
       cell: Math.max(2, CELL * geometry.axes.iod),
     });
     const changed = this.changed.subarray(0, n);
-    for (let p = 0; p < n; p++) {
-      const o = 4 * p;
-      changed[p] = base[o] !== before[o] || base[o + 1] !== before[o + 1] || base[o + 2] !== before[o + 2] ? 1 : 0;
-    }
-    // The jaw warp moved pixels that the blend did not touch: compare with the frame as it was.
-    if (Math.abs(geometry.chinDrop) > 0.05) {
-      const original = yuvBoxToRgba(frame, width, height, box, this.before);
-      for (let p = 0; p < n; p++) {
-        const o = 4 * p;
-        changed[p] = base[o] !== original[o] || base[o + 1] !== original[o + 1] || base[o + 2] !== original[o + 2] ? 1 : 0;
-      }
-    }
+    for (let p = 0, o = 0; p < n; p++, o += 4) changed[p] = base[o] !== before[o] || base[o + 1] !== before[o + 1] || base[o + 2] !== before[o + 2] ? 1 : 0;
     writeRgbaBox(frame, width, height, box, base, changed);
     return { box, points };
   }

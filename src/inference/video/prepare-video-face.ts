@@ -391,7 +391,8 @@ async function render(
       }
       const fadeIndex = t - (end - crossfade);
       if (fadeIndex >= 0 && kept.length === crossfade) {
-        const w = (fadeIndex + 1) / (crossfade + 1);
+        // The last frame is the one before the loop's start: the join is the source's own step.
+        const w = (fadeIndex + 1) / crossfade;
         mixFrames(frame.pixels, kept[fadeIndex]!.pixels, width, height, w);
         points = mixPoints(points, kept[fadeIndex]!.points, w);
       }

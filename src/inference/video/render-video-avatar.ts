@@ -62,7 +62,8 @@ export async function renderVideoAvatar(options: RenderVideoAvatarOptions): Prom
         renderer.drawInto(frame.pixels, frame.index, mouths[done] ?? RESTING_MOUTH);
         options.onSource?.(done, renderer.lastSource);
         await encoder.write(frame.pixels, frame.release);
-        options.onFrame?.(++done);
+        done++;
+        options.onFrame?.(done);
       }
       if (done === before) throw new Error('the prepared clip holds no frames');
     }

@@ -46,24 +46,26 @@ export function blendSeamless(input: BlendInput): void {
   const kind = new Uint8Array(gw * gh).fill(OUTSIDE);
   const values = new Float32Array(gw * gh * 3);
   const counts = new Uint16Array(gw * gh);
-  // Cells that show the patch are unknown; cells of the band around it hold the mean difference frame − patch.
-  for (let y = 0; y < height; y++) {
-    const gy = (y / cell) | 0;
-    for (let x = 0; x < width; x++) {
-      const p = y * width + x;
-      const g = gy * gw + ((x / cell) | 0);
-      if (alpha[p]! > 0) kind[g] = UNKNOWN;
-    }
-  }
-  // The band's typical difference (per channel, its median): pixels far from it are where the two frames' features
-  // do not line up (the face's outline, a collar) and say nothing about the light; they are left out.
-  const histograms = [new Uint32Array(511), new Uint32Array(511), new Uint32Array(511)];
+  const column = new Int32Array(width);
+  for (let x = 0; x < width; x++) column[x] = (x / cell) | 0;
+  // Cells that show the patch are unknown. The band's typical difference (per channel, its median): band pixels far
+  // from it are where the two frames' features do not line up (the face's outline, a collar) and say nothing about
+  // the light; they are left out.
+  const histograms = [new Uint32Array(511), new Uint32Array(511), new Uint32Array(511)] as const;
   let bandPixels = 0;
-  for (let p = 0; p < width * height; p++) {
-    if (!covered[p] || alpha[p]! > 0) continue;
-    const o = p * 4;
-    for (let c = 0; c < 3; c++) histograms[c]![255 + base[o + c]! - patch[o + c]!]++;
-    bandPixels++;
+  for (let y = 0; y < height; y++) {
+    const row = ((y / cell) | 0) * gw;
+    for (let x = 0, p = y * width; x < width; x++, p++) {
+      if (alpha[p]! > 0) kind[row + column[x]!] = UNKNOWN;
+      else if (covered[p] && ((x | y) & 1) === 0) {
+        // A quarter of the band (every other pixel each way) gives its median.
+        const o = p * 4;
+        histograms[0][255 + base[o]! - patch[o]!]++;
+        histograms[1][255 + base[o + 1]! - patch[o + 1]!]++;
+        histograms[2][255 + base[o + 2]! - patch[o + 2]!]++;
+        bandPixels++;
+      }
+    }
   }
   const median = [0, 0, 0];
   for (let c = 0; c < 3; c++) {
@@ -77,18 +79,18 @@ export function blendSeamless(input: BlendInput): void {
       }
     }
   }
-  const tolerance = input.tolerance ?? 28;
+  const [m0, m1, m2] = median as [number, number, number];
+  const limit = (input.tolerance ?? 28) * 3;
   for (let y = 0; y < height; y++) {
-    const gy = (y / cell) | 0;
-    for (let x = 0; x < width; x++) {
-      const p = y * width + x;
-      const g = gy * gw + ((x / cell) | 0);
+    const row = ((y / cell) | 0) * gw;
+    for (let x = 0, p = y * width; x < width; x++, p++) {
+      const g = row + column[x]!;
       if (kind[g] === UNKNOWN || !covered[p] || alpha[p]! > 0) continue;
       const o = p * 4;
       const d0 = base[o]! - patch[o]!;
       const d1 = base[o + 1]! - patch[o + 1]!;
       const d2 = base[o + 2]! - patch[o + 2]!;
-      if (Math.abs(d0 - median[0]!) + Math.abs(d1 - median[1]!) + Math.abs(d2 - median[2]!) > tolerance * 3) continue;
+      if (Math.abs(d0 - m0) + Math.abs(d1 - m1) + Math.abs(d2 - m2) > limit) continue;
       values[3 * g] += d0;
       values[3 * g + 1] += d1;
       values[3 * g + 2] += d2;
@@ -123,31 +125,39 @@ export function blendSeamless(input: BlendInput): void {
   }
   if (fixed > 0) solveMembrane(kind, values, gw, gh);
   fillOutside(kind, values, gw, gh);
-  // Each pixel: the patch plus the membrane (bilinear between cell centres), over the frame by alpha.
+  // Each pixel: the patch plus the membrane (bilinear between cell centres: a row of it is interpolated once per pixel
+  // row, then along it), over the frame by alpha.
+  const x0s = new Int32Array(width);
+  const wxs = new Float32Array(width);
+  for (let x = 0; x < width; x++) {
+    const fx = Math.min(gw - 1, Math.max(0, (x + 0.5) / cell - 0.5));
+    x0s[x] = fx | 0;
+    wxs[x] = fx - (fx | 0);
+  }
+  const membraneRow = new Float32Array(gw * 3 + 3);
   for (let y = 0; y < height; y++) {
     const fy = Math.min(gh - 1, Math.max(0, (y + 0.5) / cell - 0.5));
     const y0 = fy | 0;
     const y1 = Math.min(gh - 1, y0 + 1);
     const wy = fy - y0;
-    for (let x = 0; x < width; x++) {
-      const p = y * width + x;
+    for (let k = 0; k < gw * 3; k++) membraneRow[k] = values[y0 * gw * 3 + k]! * (1 - wy) + values[y1 * gw * 3 + k]! * wy;
+    // The last cell's right neighbour is itself.
+    membraneRow[gw * 3] = membraneRow[gw * 3 - 3]!;
+    membraneRow[gw * 3 + 1] = membraneRow[gw * 3 - 2]!;
+    membraneRow[gw * 3 + 2] = membraneRow[gw * 3 - 1]!;
+    for (let x = 0, p = y * width; x < width; x++, p++) {
       const a = alpha[p]!;
       if (a <= 0) continue;
-      const fx = Math.min(gw - 1, Math.max(0, (x + 0.5) / cell - 0.5));
-      const x0 = fx | 0;
-      const x1 = Math.min(gw - 1, x0 + 1);
-      const wx = fx - x0;
-      const g00 = 3 * (y0 * gw + x0);
-      const g10 = 3 * (y0 * gw + x1);
-      const g01 = 3 * (y1 * gw + x0);
-      const g11 = 3 * (y1 * gw + x1);
+      const g = 3 * x0s[x]!;
+      const wx = wxs[x]!;
       const o = p * 4;
-      for (let c = 0; c < 3; c++) {
-        const m = (values[g00 + c]! * (1 - wx) + values[g10 + c]! * wx) * (1 - wy) + (values[g01 + c]! * (1 - wx) + values[g11 + c]! * wx) * wy;
-        const v = patch[o + c]! + m;
-        const clamped = v < 0 ? 0 : v > 255 ? 255 : v;
-        base[o + c] = (base[o + c]! * (1 - a) + clamped * a + 0.5) | 0;
-      }
+      const keep = 1 - a;
+      const v0 = patch[o]! + membraneRow[g]! + (membraneRow[g + 3]! - membraneRow[g]!) * wx;
+      const v1 = patch[o + 1]! + membraneRow[g + 1]! + (membraneRow[g + 4]! - membraneRow[g + 1]!) * wx;
+      const v2 = patch[o + 2]! + membraneRow[g + 2]! + (membraneRow[g + 5]! - membraneRow[g + 2]!) * wx;
+      base[o] = (base[o]! * keep + (v0 < 0 ? 0 : v0 > 255 ? 255 : v0) * a + 0.5) | 0;
+      base[o + 1] = (base[o + 1]! * keep + (v1 < 0 ? 0 : v1 > 255 ? 255 : v1) * a + 0.5) | 0;
+      base[o + 2] = (base[o + 2]! * keep + (v2 < 0 ? 0 : v2 > 255 ? 255 : v2) * a + 0.5) | 0;
       if (changed) changed[p] = 1;
     }
   }

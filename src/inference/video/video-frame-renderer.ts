@@ -12,8 +12,6 @@ import type { MouthShape } from '../lipsync/mouth.js';
 import { buildFaceMesh, type FaceMesh } from '../photo/face-mesh.js';
 import { moveFace, type FaceMotion } from '../photo/face-motion.js';
 import { samplePalette, type FacePalette } from '../photo/face-palette.js';
-import { warpMesh } from '../photo/mesh-warp.js';
-import { paintMouthInterior } from '../photo/mouth-interior.js';
 import { readAtlas } from './atlas-image.js';
 import type { FrameMapping } from './decode-clip.js';
 import { facePoints, facePose } from './face-geometry.js';
@@ -51,7 +49,6 @@ export class VideoFrameRenderer {
   private readonly patch = new PatchRenderer();
   private readonly neutral: Entry[];
   private last: { frame: number; entry: number } = { frame: -2, entry: -1 };
-  private adjusted: Uint8Array = new Uint8Array(0);
   private openPalette: Partial<FacePalette> | undefined;
   /** Where each frame's mouth came from, frame by frame (the last {@link drawInto}). */
   lastSource: MouthSource = 'rest';
@@ -117,8 +114,9 @@ export class VideoFrameRenderer {
     const base = chosen ?? this.nearestNeutral(pose);
     this.last = { frame: index, entry: chosen ? this.entries.indexOf(chosen) : -1 };
     this.lastSource = real ? 'atlas' : 'synthesized';
-    const image = this.adjust(base, target, !real);
-    this.patch.draw(frame, this.width, this.height, image, points, base.image);
+    const lips = this.lipsFor(base, target);
+    const paint = real ? undefined : { palette: { ...this.paletteOf(base), ...this.clipPalette() }, teeth: Math.max(0, target.teeth - base.data.shape.teeth) };
+    this.patch.draw(frame, this.width, this.height, base.image, points, { key: base.image, lips, paint });
   }
 
   /**
@@ -166,10 +164,10 @@ export class VideoFrameRenderer {
   }
 
   /**
-   * `entry`'s crop with its lips moved from its own mouth to `target` (the photo avatars' motion model), the painted
-   * inside added where it opens (`paint`: a neutral mouth opened for a shape the clip lacks).
+   * `entry`'s landmarks with its lips moved from its own mouth to `target` by the photo avatars' motion model (its
+   * points only: the patch's warp carries the pixels there); the entry's own when they differ too little to show.
    */
-  private adjust(entry: Entry, target: AtlasEntry['shape'], paint: boolean): EntryImage {
+  private lipsFor(entry: Entry, target: AtlasEntry['shape']): Float64Array {
     const shape = entry.data.shape;
     const motion: FaceMotion = {
       open: target.open - shape.open,
@@ -183,21 +181,18 @@ export class VideoFrameRenderer {
       shiftY: 0,
     };
     const still = Math.abs(motion.open) + Math.abs(motion.width) + Math.abs(motion.round) + motion.teeth < 0.01 && motion.closed === 0;
-    if (still) return entry.image;
-    const { image } = entry;
-    entry.mesh ??= buildFaceMesh(facePoints(image.points), image.width, image.height);
-    entry.palette ??= samplePalette(image.pixels, image.width, image.height, entry.mesh.rest, entry.mesh.axes);
-    const moved = moveFace(entry.mesh, motion, new Float64Array(entry.mesh.count * 2));
-    if (this.adjusted.length < image.pixels.length) this.adjusted = new Uint8Array(image.pixels.length);
-    const pixels = this.adjusted.subarray(0, image.pixels.length);
-    pixels.set(image.pixels);
-    warpMesh(image.pixels, pixels, image.width, image.height, entry.mesh.triangles, entry.mesh.rest, moved);
-    if (paint) {
-      // The inside in the clip's own colours where it shows its teeth (the most open mouth of the atlas).
-      const palette = { ...entry.palette, ...this.clipPalette() };
-      paintMouthInterior(pixels, image.width, image.height, { points: moved, mouthWidth: entry.mesh.axes.mouthWidth, palette, teeth: motion.teeth, alpha: 1 });
-    }
-    return { pixels, width: image.width, height: image.height, points: moved.slice(0, 136) };
+    if (still) return entry.image.points;
+    const mesh = this.meshOf(entry);
+    return moveFace(mesh, motion, new Float64Array(mesh.count * 2)).slice(0, 136);
+  }
+
+  private meshOf(entry: Entry): FaceMesh {
+    return (entry.mesh ??= buildFaceMesh(facePoints(entry.image.points), entry.image.width, entry.image.height));
+  }
+
+  private paletteOf(entry: Entry): FacePalette {
+    const mesh = this.meshOf(entry);
+    return (entry.palette ??= samplePalette(entry.image.pixels, entry.image.width, entry.image.height, mesh.rest, mesh.axes));
   }
 }
 

@@ -57,31 +57,28 @@ export function writeRgbaBox(frame: Uint8Array, width: number, height: number, b
   for (let y = box.y0; y < box.y1; y += 2) {
     for (let x = box.x0; x < box.x1; x += 2) {
       const p = (y - box.y0) * w + (x - box.x0);
-      const any = changed[p]! | changed[p + 1]! | changed[p + w]! | changed[p + w + 1]!;
-      if (!any) continue;
-      let r = 0;
-      let g = 0;
-      let b = 0;
-      for (const q of [p, p + 1, p + w, p + w + 1]) {
-        const o = q * 4;
-        const pr = patch[o]!;
-        const pg = patch[o + 1]!;
-        const pb = patch[o + 2]!;
-        if (changed[q]) {
-          const fx = box.x0 + (q % w);
-          const fy = box.y0 + Math.floor(q / w);
-          frame[fy * width + fx] = ((66 * pr + 129 * pg + 25 * pb + 128) >> 8) + 16;
-        }
-        r += pr;
-        g += pg;
-        b += pb;
-      }
+      if (!(changed[p]! | changed[p + 1]! | changed[p + w]! | changed[p + w + 1]!)) continue;
+      const top = y * width + x;
+      const o0 = p * 4;
+      const o1 = o0 + 4;
+      const o2 = o0 + w * 4;
+      const o3 = o2 + 4;
+      if (changed[p]) frame[top] = luma(patch, o0);
+      if (changed[p + 1]) frame[top + 1] = luma(patch, o1);
+      if (changed[p + w]) frame[top + width] = luma(patch, o2);
+      if (changed[p + w + 1]) frame[top + width + 1] = luma(patch, o3);
+      const r = patch[o0]! + patch[o1]! + patch[o2]! + patch[o3]!;
+      const g = patch[o0 + 1]! + patch[o1 + 1]! + patch[o2 + 1]! + patch[o3 + 1]!;
+      const b = patch[o0 + 2]! + patch[o1 + 2]! + patch[o2 + 2]! + patch[o3 + 2]!;
       const c = (y >> 1) * cw + (x >> 1);
       frame[uPlane + c] = ((-38 * r - 74 * g + 112 * b + 512) >> 10) + 128;
       frame[vPlane + c] = ((112 * r - 94 * g - 18 * b + 512) >> 10) + 128;
     }
   }
 }
+
+/** BT.601 limited-range luma of the RGBA pixel at byte offset `o`. */
+const luma = (rgba: Uint8Array, o: number) => ((66 * rgba[o]! + 129 * rgba[o + 1]! + 25 * rgba[o + 2]! + 128) >> 8) + 16;
 
 /**
  * The square of side `side` whose top-left corner is frame point (`x`, `y`), as `size × size` RGBA pixels (outside
