@@ -9,6 +9,7 @@ import type { PhotoFrameRenderer } from '../../src/inference/photo/photo-frame-r
 import { RESTING_MOUTH, type MouthShape } from '../../src/inference/lipsync/mouth.js';
 import { OnnxMouthAnalyzer } from '../../src/inference/lipsync/onnx-mouth-analyzer.js';
 import { wavFile } from '../../src/testing/wav.js';
+import { windowedSsim } from '../helpers/ssim.js';
 
 const FIXTURES = new URL('./fixtures/', import.meta.url);
 
@@ -28,41 +29,9 @@ const luma = (p: Uint8Array, i: number) => 0.299 * p[4 * i]! + 0.587 * p[4 * i +
  * with `region` (`x0, y0, x1, y1`, frame pixels), over the windows inside it only.
  */
 export function ssim(a: Uint8Array, b: Uint8Array, width: number, height: number, region?: readonly [number, number, number, number]): number {
-  const C1 = (0.01 * 255) ** 2;
-  const C2 = (0.03 * 255) ** 2;
   const [rx0, ry0, rx1, ry1] = region ?? [0, 0, width, height];
-  let total = 0;
-  let windows = 0;
-  for (let y = Math.max(0, Math.round(ry0)); y + 8 <= Math.min(height, ry1); y += 4) {
-    for (let x = Math.max(0, Math.round(rx0)); x + 8 <= Math.min(width, rx1); x += 4) {
-      let sa = 0;
-      let sb = 0;
-      let saa = 0;
-      let sbb = 0;
-      let sab = 0;
-      for (let dy = 0; dy < 8; dy++) {
-        for (let dx = 0; dx < 8; dx++) {
-          const i = (y + dy) * width + x + dx;
-          const va = luma(a, i);
-          const vb = luma(b, i);
-          sa += va;
-          sb += vb;
-          saa += va * va;
-          sbb += vb * vb;
-          sab += va * vb;
-        }
-      }
-      const n = 64;
-      const ma = sa / n;
-      const mb = sb / n;
-      const va = saa / n - ma * ma;
-      const vb = sbb / n - mb * mb;
-      const cov = sab / n - ma * mb;
-      total += ((2 * ma * mb + C1) * (2 * cov + C2)) / ((ma * ma + mb * mb + C1) * (va + vb + C2));
-      windows++;
-    }
-  }
-  return total / windows;
+  const box = { x0: Math.max(0, Math.round(rx0)), y0: Math.max(0, Math.round(ry0)), x1: Math.min(width, rx1), y1: Math.min(height, ry1) };
+  return windowedSsim((i) => luma(a, i), (i) => luma(b, i), width, box);
 }
 
 /**

@@ -3,6 +3,7 @@
  * face lies (from the landmarks), PSNR of the luma outside it, SSIM and frame-to-frame change inside it.
  */
 import type { PixelBox } from '../../src/inference/video/yuv-pixels.js';
+import { windowedSsim } from '../helpers/ssim.js';
 
 /**
  * The rectangle the renderer may change for a face whose 68 points are `points`: from the nose's middle down to well
@@ -62,39 +63,7 @@ export function psnrOutside(a: Uint8Array, b: Uint8Array, width: number, height:
 
 /** Mean SSIM of the luma of two yuv420p frames over 8×8 windows (step 4) inside `box`. */
 export function ssimInside(a: Uint8Array, b: Uint8Array, width: number, box: PixelBox): number {
-  const C1 = (0.01 * 255) ** 2;
-  const C2 = (0.03 * 255) ** 2;
-  let total = 0;
-  let windows = 0;
-  for (let y = box.y0; y + 8 <= box.y1; y += 4) {
-    for (let x = box.x0; x + 8 <= box.x1; x += 4) {
-      let sa = 0;
-      let sb = 0;
-      let saa = 0;
-      let sbb = 0;
-      let sab = 0;
-      for (let dy = 0; dy < 8; dy++) {
-        for (let dx = 0; dx < 8; dx++) {
-          const i = (y + dy) * width + x + dx;
-          const va = a[i]!;
-          const vb = b[i]!;
-          sa += va;
-          sb += vb;
-          saa += va * va;
-          sbb += vb * vb;
-          sab += va * vb;
-        }
-      }
-      const ma = sa / 64;
-      const mb = sb / 64;
-      const va = saa / 64 - ma * ma;
-      const vb = sbb / 64 - mb * mb;
-      const cov = sab / 64 - ma * mb;
-      total += ((2 * ma * mb + C1) * (2 * cov + C2)) / ((ma * ma + mb * mb + C1) * (va + vb + C2));
-      windows++;
-    }
-  }
-  return windows > 0 ? total / windows : 1;
+  return windowedSsim((i) => a[i]!, (i) => b[i]!, width, box);
 }
 
 /** Mean absolute luma difference of two yuv420p frames inside `box`. */

@@ -3,14 +3,13 @@
  * rendering a job's video ({@link renderVideoAvatarJob}), each in a pooled child process (video-worker.ts) unless
  * told otherwise; the host's event loop only passes messages.
  */
-import type { VideoFace } from '../../domain/avatar/video-face.js';
-import type { MouthShape } from '../lipsync/mouth.js';
-import { resolveEncoderBinaries, type EncoderBinaries, type VideoEncoderSettings } from '../media/encode-video.js';
+import { resolveEncoderBinaries, type EncoderBinaries } from '../media/encode-video.js';
 import { inChildProcess } from '../workers/child.js';
 import { childModule } from '../workers/child-module.js';
 import { TaskPool } from '../workers/task-pool.js';
 import { asVideoAvatarError } from './errors.js';
-import type { PrepareProgress, PreparedVideoFace } from './prepare-video-face.js';
+import type { PreparedVideoFace, PrepareVideoFaceOptions } from './prepare-video-face.js';
+import type { RenderVideoAvatarOptions } from './render-video-avatar.js';
 import type { VideoTask, VideoTaskEvent } from './video-task.js';
 
 /** Where the work runs: a pooled child process (default) or the calling thread. */
@@ -30,24 +29,12 @@ export function videoAvatarWorkers(): number {
   return pool?.size ?? 0;
 }
 
-/** Options of {@link prepareVideoAvatar}. */
-export interface PrepareVideoAvatarOptions {
-  /** The uploaded clip (any container ffmpeg reads among MP4, MOV, WebM, MKV…). */
-  clipPath: string;
-  /** The folder the prepared files are written into (see `VIDEO_FACE_FILES`). */
-  outputDir: string;
-  binaries?: EncoderBinaries;
-  signal?: AbortSignal;
-  onProgress?: (progress: PrepareProgress) => void;
-  /** Shortest and longest clip accepted, decoded seconds (default 3 and 300). */
-  minSeconds?: number;
-  maxSeconds?: number;
-  /** The largest share of the clip the face may be missing or turned away in (default 0.1). */
-  maxLostShare?: number;
-  /** The prepared clip's H.264 settings. */
-  encoder?: VideoEncoderSettings;
-  thread?: VideoThread;
-}
+/**
+ * Options of {@link prepareVideoAvatar}: those of `prepareVideoFace` (the clip, the output folder, the limits: 3 s to
+ * 300 s, the face missing in at most a tenth; the prepared clip's encoder), the binaries found when not given, and
+ * where it runs.
+ */
+export type PrepareVideoAvatarOptions = Omit<PrepareVideoFaceOptions, 'binaries'> & { binaries?: EncoderBinaries; thread?: VideoThread };
 
 /**
  * Prepares a clip as a video avatar (see prepare-video-face.ts) and resolves with what it wrote.
@@ -73,22 +60,8 @@ export async function prepareVideoAvatar(options: PrepareVideoAvatarOptions): Pr
   }
 }
 
-/** Options of {@link renderVideoAvatarJob}. */
-export interface RenderVideoAvatarJobOptions {
-  face: VideoFace;
-  /** One mouth per frame at `face.fps`. */
-  mouths: readonly MouthShape[];
-  total: number;
-  outputSize?: { width: number; height: number };
-  audioPath?: string;
-  audioMaxSec?: number;
-  outputPath: string;
-  encoder?: VideoEncoderSettings;
-  binaries?: EncoderBinaries;
-  signal?: AbortSignal;
-  onFrame?: (done: number) => void;
-  thread?: VideoThread;
-}
+/** Options of {@link renderVideoAvatarJob}: those of `renderVideoAvatar`, the binaries found when not given, and where it runs. */
+export type RenderVideoAvatarJobOptions = Omit<RenderVideoAvatarOptions, 'binaries' | 'onSource'> & { binaries?: EncoderBinaries; thread?: VideoThread };
 
 /** Renders a job's mp4 with a video avatar (see render-video-avatar.ts). */
 export async function renderVideoAvatarJob(options: RenderVideoAvatarJobOptions): Promise<void> {
