@@ -113,7 +113,8 @@ export class SpanLayer {
 
 /**
  * Composes `source` (`width × height` premultiplied words, drawn this frame) over `frame` at `at`,
- * clipped to the frame: transparent pixels are skipped, opaque ones copied, the rest blended.
+ * clipped to the frame and to `clip` (frame pixels; default: the whole frame): transparent pixels are
+ * skipped, opaque ones copied, the rest blended.
  */
 export function drawPixelsOver(
   frame: Uint32Array,
@@ -123,11 +124,12 @@ export function drawPixelsOver(
   width: number,
   height: number,
   at: Placement,
+  clip?: Box,
 ): void {
-  const y0 = Math.max(0, -at.y);
-  const y1 = Math.min(height, frameHeight - at.y);
-  const x0 = Math.max(0, -at.x);
-  const x1 = Math.min(width, frameWidth - at.x);
+  const y0 = Math.max(0, (clip?.y0 ?? 0) - at.y);
+  const y1 = Math.min(height, Math.min(frameHeight, clip?.y1 ?? frameHeight) - at.y);
+  const x0 = Math.max(0, (clip?.x0 ?? 0) - at.x);
+  const x1 = Math.min(width, Math.min(frameWidth, clip?.x1 ?? frameWidth) - at.x);
   for (let y = y0; y < y1; y++) {
     const from = y * width;
     const to = (at.y + y) * frameWidth + at.x;

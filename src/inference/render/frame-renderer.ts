@@ -112,7 +112,7 @@ export class FrameRenderer {
    * The last frame in yuv420p, the pixels it was converted from, and the box of {@link kept} it has not caught
    * up with (see {@link renderYuv420Into}).
    */
-  private yuv: { bytes: Uint8Array; from: Uint32Array; stale: Box | undefined } | undefined;
+  private yuv: { bytes: Uint8Array; from: Uint32Array; stale: Box[] } | undefined;
 
   constructor(
     private readonly definition: AvatarDefinition,
@@ -219,9 +219,9 @@ export class FrameRenderer {
       return;
     }
     // At first every block differs from the zeros of `from` (the frame is opaque) and is converted.
-    const yuv = (this.yuv ??= { bytes: new Uint8Array(bytes), from: new Uint32Array(width * height), stale: whole });
-    if (yuv.stale) rgbaToYuv420(kept, width, height, yuv.bytes, yuv.stale, yuv.from);
-    yuv.stale = undefined;
+    const yuv = (this.yuv ??= { bytes: new Uint8Array(bytes), from: new Uint32Array(width * height), stale: [whole] });
+    for (const box of yuv.stale) rgbaToYuv420(kept, width, height, yuv.bytes, box, yuv.from);
+    yuv.stale.length = 0;
     target.set(yuv.bytes);
   }
 
@@ -248,49 +248,91 @@ export class FrameRenderer {
     const { width, height } = this;
     const [hx, hy] = this.layerOffset('headSkin', frame);
     const [bx, by] = this.layerOffset('body', frame);
-    const key = `${hx} ${hy} ${bx} ${by} ${frame.pose.headTilt}`;
+    const headKey = `${hx} ${hy} ${frame.pose.headTilt}`;
+    const bodyKey = `${bx} ${by}`;
     const face = this.faceBox(frame);
-    let dirty: Box;
-    if (this.kept?.key === key) {
-      dirty = union(this.kept.face, face);
+    const head = this.headBox(frame, face);
+    const body = this.partBox('body', frame);
+    const moving = this.movingBoxes(frame, face);
+    let dirty: Box[] = [];
+    if (!this.kept) {
+      dirty = [{ x0: 0, y0: 0, x1: width, y1: height }];
+      this.kept = { words: new Uint32Array(width * height), headKey, bodyKey, face, head, body, moving };
     } else {
-      const avatar = this.avatarBox(frame, face);
-      dirty = this.kept ? union(this.kept.avatar, avatar) : { x0: 0, y0: 0, x1: width, y1: height };
-      this.kept = { words: this.kept?.words ?? new Uint32Array(width * height), key, face, avatar };
+      const last = this.kept;
+      if (last.headKey !== headKey) {
+        // The head moved or tilted: all of it, where it was and where it is now.
+        dirty.push(union(last.head, head));
+      } else if (last.moving.length === moving.length) {
+        // The jaw and mouth, and the brows, where they were and where they are now.
+        dirty.push(...moving.map((box, i) => union(box, last.moving[i]!)));
+      } else {
+        // The eyes blink or glance in one of the two frames: the whole face.
+        dirty.push(union(last.face, face));
+      }
+      if (last.bodyKey !== bodyKey) {
+        if (last.body) dirty.push(last.body);
+        if (body) dirty.push(body);
+      }
+      Object.assign(last, { headKey, bodyKey, face, head, body, moving });
     }
-    this.kept.face = face;
-    // Even edges (each chroma sample of yuv420p covers 2×2 pixels), within the frame.
-    dirty = {
-      x0: Math.max(0, dirty.x0 & ~1),
-      y0: Math.max(0, dirty.y0 & ~1),
-      x1: Math.min(width, dirty.x1 + (dirty.x1 & 1)),
-      y1: Math.min(height, dirty.y1 + (dirty.y1 & 1)),
-    };
-    if (dirty.x0 >= dirty.x1 || dirty.y0 >= dirty.y1) return this.kept.words;
+    // Even edges (each chroma sample of yuv420p covers 2×2 pixels), within the frame; boxes that overlap merged.
+    dirty = disjoint(
+      dirty.map((box) => ({
+        x0: Math.max(0, box.x0 & ~1),
+        y0: Math.max(0, box.y0 & ~1),
+        x1: Math.min(width, box.x1 + (box.x1 & 1)),
+        y1: Math.min(height, box.y1 + (box.y1 & 1)),
+      })),
+    ).filter((box) => box.x0 < box.x1 && box.y0 < box.y1);
     const { words } = this.kept;
-    for (let y = dirty.y0; y < dirty.y1; y++) {
-      const row = y * width;
-      words.set(this.backdropWords.subarray(row + dirty.x0, row + dirty.x1), row + dirty.x0);
+    let faceCanvas: FaceCanvas | undefined | null = null;
+    for (const clip of dirty) {
+      for (let y = clip.y0; y < clip.y1; y++) {
+        const row = y * width;
+        words.set(this.backdropWords.subarray(row + clip.x0, row + clip.x1), row + clip.x0);
+      }
+      for (const part of UNDER_FACE) this.composeLayer(words, part, frame, clip);
+      // The face's canvas is drawn once a frame, for the first box that needs it, and composed within each box.
+      faceCanvas = this.composeFace(words, frame, face, clip, faceCanvas);
+      for (const part of OVER_FACE) this.composeLayer(words, part, frame, clip);
+      if (this.yuv) this.yuv.stale.push(clip);
     }
-    for (const part of UNDER_FACE) this.composeLayer(words, part, frame, dirty);
-    this.composeFace(words, frame, face, dirty);
-    for (const part of OVER_FACE) this.composeLayer(words, part, frame, dirty);
-    if (this.yuv) this.yuv.stale = this.yuv.stale ? union(this.yuv.stale, dirty) : dirty;
     return words;
   }
 
-  /** The rectangle every part of `frame` covers (their layers where they are placed, and the face box). */
-  private avatarBox(frame: FrameState, face: Box): Box {
+  /**
+   * The rectangles of `frame` that change with the mouth while the head and body stay put: the face from the jaw
+   * line down (drawn on the face canvas each frame) and the brows (raised with the open mouth); the whole face
+   * box while the eyes blink or glance.
+   */
+  private movingBoxes(frame: FrameState, face: Box): Box[] {
+    if (!this.eyesFromLayer(frame.pose)) return [face];
+    const top = Math.max(face.y0, Math.min(face.y1, this.jawRow(frame.pose)));
+    const jaw = { ...face, y0: top };
+    const brows = this.partBox('brows', frame);
+    return brows ? [jaw, brows] : [jaw];
+  }
+
+  /** The rectangle the head's parts of `frame` cover (their layers where they are placed, and the face box). */
+  private headBox(frame: FrameState, face: Box): Box {
     let box = face;
     for (const part of PART_ORDER) {
-      const layer = this.layerOf(part, frame);
-      if (!layer) continue;
-      const [dx, dy] = this.layerOffset(part, frame);
-      const x = layer.x + dx;
-      const y = layer.y + dy;
-      box = union(box, { x0: x, y0: y, x1: x + layer.canvas.width, y1: y + layer.canvas.height });
+      if (PART_ANCHOR[part] !== 'head') continue;
+      const placed = this.partBox(part, frame);
+      if (placed) box = union(box, placed);
     }
     return box;
+  }
+
+  /** The rectangle `part`'s layer covers where `frame` places it; none without a layer. */
+  private partBox(part: AvatarPart, frame: FrameState): Box | undefined {
+    const layer = this.layerOf(part, frame);
+    if (!layer) return undefined;
+    const [dx, dy] = this.layerOffset(part, frame);
+    const x = layer.x + dx;
+    const y = layer.y + dy;
+    return { x0: x, y0: y, x1: x + layer.canvas.width, y1: y + layer.canvas.height };
   }
 
   /** Composes `part`'s layer, placed for `frame`, over `words`, within `clip`. */
@@ -308,20 +350,33 @@ export class FrameRenderer {
    * parts are drawn on the face canvas, the jaw and mouth as vectors, and composed from its pixels.
    * `box` is the frame's {@link faceBox}; the layers are composed within `clip`, which holds it.
    */
-  private composeFace(words: Uint32Array, frame: FrameState, box: Box, clip: Box): void {
+  private composeFace(words: Uint32Array, frame: FrameState, box: Box, clip: Box, drawn: FaceCanvas | undefined | null): FaceCanvas | undefined | null {
     const jawOnly = this.eyesFromLayer(frame.pose);
     const top = Math.max(box.y0, Math.min(box.y1, jawOnly ? this.jawRow(frame.pose) : box.y0));
     const above = { ...clip, y1: Math.min(clip.y1, top) };
     for (const part of FACE_PARTS) if (part !== 'mouth') this.composeLayer(words, part, frame, above);
+    if (box.y1 <= top || clip.y1 <= top) return drawn;
+    const face = drawn === null ? this.drawFace(frame, box, top, jawOnly) : drawn;
+    if (face) drawPixelsOver(words, this.width, this.height, face.pixels, face.width, face.height, { x: box.x0, y: top }, clip);
+    return face;
+  }
+
+  /**
+   * Draws the face of `frame` from row `top` of `box` down on the face canvas (the jaw and mouth, or the whole
+   * face) and returns its pixels; none when that part of the box is empty.
+   */
+  private drawFace(frame: FrameState, box: Box, top: number, jawOnly: boolean): FaceCanvas | undefined {
     const w = box.x1 - box.x0;
     const h = box.y1 - top;
-    if (h <= 0) return;
+    if (h <= 0 || w <= 0) return undefined;
     const slot = jawOnly ? 0 : 1;
     let face = this.faces[slot];
     if (!face || face.width < w || face.height < h) {
       face = this.faces[slot] = createCanvas(Math.max(w, face?.width ?? 0), Math.max(h, face?.height ?? 0));
     }
-    const fctx = face.getContext('2d');
+    // Read back every frame: without `willReadFrequently` each read after drawing cost about 1 ms (the canvas
+    // flushes and copies its surface), several times the drawing itself; with it the pixels are identical.
+    const fctx = face.getContext('2d', { willReadFrequently: true });
     fctx.setTransform(1, 0, 0, 1, 0, 0);
     fctx.clearRect(0, 0, face.width, face.height);
     for (const part of FACE_PARTS) this.drawPart(fctx, part, frame, box.x0, top);
@@ -329,7 +384,7 @@ export class FrameRenderer {
     const pixels = face.data();
     const count = face.width * face.height;
     const source = pixels.byteOffset % 4 === 0 ? new Uint32Array(pixels.buffer, pixels.byteOffset, count) : new Uint32Array(new Uint8Array(pixels).buffer);
-    drawPixelsOver(words, this.width, this.height, source, face.width, Math.min(face.height, h), { x: box.x0, y: top });
+    return { pixels: source, width: face.width, height: Math.min(face.height, h) };
   }
 
   /** Whether the eyes come from their layer (open, looking ahead) in `pose`. */
@@ -494,7 +549,37 @@ function union(a: Box, b: Box): Box {
 /** The frame {@link FrameRenderer} keeps between calls: its pixels, the placement key of its layers, and where its face and avatar lie. */
 interface KeptFrame {
   words: Uint32Array;
-  key: string;
+  /** The placement of the head's layers (offset and tilt step), and of the body's. */
+  headKey: string;
+  bodyKey: string;
   face: Box;
-  avatar: Box;
+  /** Where the head's parts and the body lie (see {@link FrameRenderer.headBox}). */
+  head: Box;
+  body: Box | undefined;
+  /** Its {@link FrameRenderer.movingBoxes}. */
+  moving: Box[];
+}
+
+/** The face drawn for one frame: the face canvas's pixels (premultiplied words) and how many of them are used. */
+interface FaceCanvas {
+  pixels: Uint32Array;
+  width: number;
+  height: number;
+}
+
+/** `boxes` with every two that overlap replaced by their union, until none do. */
+function disjoint(boxes: Box[]): Box[] {
+  const out = [...boxes];
+  for (let i = 0; i < out.length; i++) {
+    for (let j = i + 1; j < out.length; j++) {
+      const a = out[i]!;
+      const b = out[j]!;
+      if (a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1) {
+        out[i] = union(a, b);
+        out.splice(j, 1);
+        j = i; // the union may now overlap a box already passed
+      }
+    }
+  }
+  return out;
 }
