@@ -4,7 +4,9 @@
  *
  * - the whole job (analysis, drawing on the frame worker, encoding; frames go to ffmpeg as yuv420p, the engine's
  *   default) against the encoder's own limit: the same number of frames of one static image through ffmpeg with
- *   the same settings and the same input format, at the same size. Both alternate BENCH_LIPSYNC_ROUNDS times
+ *   the same settings and the same input format, at the same size, encoded by a child process at the engines'
+ *   priority (nice 10, as the job's frame worker and its ffmpeg: on a machine other work loads, a still image
+ *   encoded at nice 0 got several times the job's share of the CPU). Both alternate BENCH_LIPSYNC_ROUNDS times
  *   (default 3; 0 skips the timings) with the RGBA pipeline (frames as RGBA, ffmpeg converting them, as before yuv420p frames) and its
  *   own static limit; each figure is the median of its rounds. Wall time (the real-time factor: processing time
  *   ÷ audio time, below 1 is faster than real time) and CPU time (this process's threads plus ffmpeg's, which is
@@ -17,13 +19,18 @@
  *   `content.encodeVsStaticEncode`. With the drawing's CPU time, `content.cpuBoundVsStaticEncode` is the ratio a
  *   job would reach if the encoder's and the drawing's CPU time were spread perfectly over the machine's cores (never
  *   below the content's own encode; the analysis, RTF < 0.01, is left out): what scheduling alone cannot beat;
+ * - `cpuMsPerFrame`: CPU milliseconds per frame of each stage: the analysis (its child and ffmpeg), the drawing
+ *   (composing RGBA frames on one thread), the RGBA→yuv420p conversion (drawing yuv420p frames less drawing RGBA
+ *   ones), the pipe (writing the frames into a pipe that `cat` empties, both ends), the encoder (ffmpeg on the
+ *   job's own frames: reading them, x264, the audio, the mp4) against the still image's encode, and the whole job;
  * - then peak memory of whole jobs of BENCH_LIPSYNC_MEMORY_SECONDS (default `30,300`) of speech at each size, each
  *   in its own process: the peak sum of the resident sets of that process (worker threads included) and its
  *   ffmpeg, sampled from /proc, and each one's own peak (an empty BENCH_LIPSYNC_MEMORY_SECONDS skips it).
  *
  * One JSON line per size (`lipsync`) and per memory run (`lipsync-memory`).
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,6 +50,7 @@ import { median, round } from './lib/stats.js';
 import { cpuSeconds } from './lipsync/cpu-time.js';
 import { makeSpeech } from './lipsync/speech.js';
 import { sampleTreeMemory } from './lipsync/tree-memory.js';
+import { StillEncoder } from './lipsync/still-encoder.js';
 
 const SECONDS = Number(process.env.BENCH_LIPSYNC_SECONDS ?? 20);
 const CONTENT_SECONDS = Math.min(SECONDS, Number(process.env.BENCH_LIPSYNC_CONTENT_SECONDS ?? 5));
@@ -59,6 +67,7 @@ const SIZES = list(process.env.BENCH_LIPSYNC_SIZES ?? '512x512,1280x720,1920x108
 
 export const lipSyncBench: BenchSection = async (_settings, emit) => {
   const dir = await mkdtemp(join(tmpdir(), 'va-bench-lipsync-'));
+  const stillEncoder = new StillEncoder();
   try {
     const binaries = await resolveMediaBinaries();
     const [avatar] = await loadAvatarDefinitions();
@@ -80,9 +89,9 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
       });
     const analysisCold = await analyze();
     const analysisRuns = [await analyze(), await analyze(), await analyze()];
-    const analysis = { wall: median(analysisRuns.map((run) => run.wall)) };
+    const analysis = { wall: median(analysisRuns.map((run) => run.wall)), cpu: median(analysisRuns.map((run) => run.cpu)) };
     for (const size of SIZES) {
-      const scenario = { audioPath, avatar, size, binaries, analyzer, dir };
+      const scenario = { audioPath, avatar, size, binaries, analyzer, dir, stillEncoder };
       const runs: Record<'job' | 'still' | 'rgbaJob' | 'rgbaStill', Cost[]> = { job: [], still: [], rgbaJob: [], rgbaStill: [] };
       // Unmeasured: the first job at a size starts the frame worker and draws the avatar's layers for it.
       await wholeJob(scenario, 'yuv420p');
@@ -99,7 +108,11 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
       const cpu = (costs: Cost[]) => median(costs.map((cost) => cost.cpu));
       const job = wall(runs.job);
       const drawing = drawingCpu(avatar, size, track, 'yuv420p');
+      const rgbaDrawing = drawingCpu(avatar, size, track, 'rgba');
       const content = await contentEncode(scenario, track, drawing);
+      const frames = Math.ceil(SECONDS * avatar.fps);
+      const pipe = await pipeCpu(size, frames);
+      const perFrame = (seconds: number) => round((seconds * 1000) / frames);
       emit({
         bench: 'lipsync',
         audioSeconds: SECONDS,
@@ -120,13 +133,22 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
         analysisColdRtf: round(analysisCold.wall / SECONDS),
         drawingCpuRtf: round(drawing / SECONDS),
         content,
+        cpuMsPerFrame: {
+          analysis: perFrame(analysis.cpu),
+          drawing: perFrame(rgbaDrawing),
+          conversion: perFrame(Math.max(0, drawing - rgbaDrawing)),
+          pipe: perFrame(pipe),
+          encoder: content.encodeCpuMsPerFrame,
+          stillEncoder: perFrame(cpu(runs.still)),
+          wholeJob: perFrame(cpu(runs.job)),
+        },
         rgba: {
           wholeJobRtf: round(wall(runs.rgbaJob) / SECONDS),
           staticEncodeRtf: round(wall(runs.rgbaStill) / SECONDS),
           wholeJobVsEncoderLimit: round(wall(runs.rgbaJob) / wall(runs.rgbaStill)),
           wholeJobCpuSeconds: round(cpu(runs.rgbaJob)),
           staticEncodeCpuSeconds: round(cpu(runs.rgbaStill)),
-          drawingCpuRtf: round(drawingCpu(avatar, size, track, 'rgba') / SECONDS),
+          drawingCpuRtf: round(rgbaDrawing / SECONDS),
         },
         yuvJobVsRgbaJob: round(job / wall(runs.rgbaJob)),
         yuvJobCpuVsRgbaJobCpu: round(cpu(runs.job) / cpu(runs.rgbaJob)),
@@ -137,6 +159,7 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
       });
     }
   } finally {
+    stillEncoder.close();
     await rm(dir, { recursive: true, force: true });
   }
 };
@@ -149,6 +172,7 @@ interface Scenario {
   binaries: MediaBinaries;
   analyzer: OnnxMouthAnalyzer;
   dir: string;
+  stillEncoder: StillEncoder;
 }
 
 /** A whole job as the server runs it (frame worker, analysis on its worker), frames sent to ffmpeg as `format`. */
@@ -202,23 +226,36 @@ async function contentEncode({ audioPath, avatar, size, binaries, dir }: Scenari
     encodeVsStaticEncode: round(wall(moving) / wall(still)),
     encodeCpuVsStaticEncodeCpu: round(cpu(moving) / cpu(still)),
     cpuBoundVsStaticEncode: round(bound / wall(still)),
+    encodeCpuMsPerFrame: round((cpu(moving) * 1000) / count),
     cores: availableParallelism(),
   };
 }
 
-/** The encoder's limit: the job's number of frames of one still image, with the job's settings and audio. */
-async function staticEncode({ audioPath, avatar, size, binaries, dir }: Scenario, format: RawVideoFormat): Promise<Cost> {
-  const still = new Uint8Array(rawFrameBytes(format, size.width, size.height));
-  new FrameRenderer({ ...avatar, ...size }).renderFormatInto(format, 0, RESTING_MOUTH, still);
+/**
+ * The encoder's limit: the job's number of frames of one still image, with the job's settings and audio, encoded by
+ * the still-image child at the engines' priority (see still-child.ts).
+ */
+async function staticEncode({ audioPath, avatar, size, dir, stillEncoder }: Scenario, format: RawVideoFormat): Promise<Cost> {
+  await stillEncoder.prepare(avatar, size, format);
   const frames = Math.ceil(SECONDS * avatar.fps);
-  return measured(async () => {
-    const encoder = openVideoEncoder(
-      { ...size, fps: avatar.fps, pixelFormat: format, audioPath, audioMaxSec: SECONDS, outputPath: join(dir, `static-${format}.mp4`) },
-      binaries,
-    );
-    for (let i = 0; i < frames; i++) await encoder.write(still);
-    await encoder.finish();
+  const outputPath = join(dir, `static-${format}.mp4`);
+  return measured(() => stillEncoder.encode({ ...size, format, fps: avatar.fps, frames, audioPath, audioMaxSec: SECONDS, outputPath }));
+}
+
+/**
+ * CPU seconds that moving `frames` yuv420p frames of `size` through a pipe costs, both ends (this process writing,
+ * `cat` reading into /dev/null): what the frame worker's writes into ffmpeg's stdin cost besides the encoding.
+ */
+async function pipeCpu(size: { width: number; height: number }, frames: number): Promise<number> {
+  const frame = new Uint8Array(rawFrameBytes('yuv420p', size.width, size.height));
+  const cost = await measured(async () => {
+    const cat = spawn('cat', [], { stdio: ['pipe', 'ignore', 'inherit'] });
+    const exited = once(cat, 'exit');
+    for (let i = 0; i < frames; i++) if (!cat.stdin.write(frame)) await once(cat.stdin, 'drain');
+    cat.stdin.end();
+    await exited;
   });
+  return cost.cpu;
 }
 
 /**
