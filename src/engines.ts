@@ -14,3 +14,12 @@ export {
   type PhotoAvatarAssetRendererOptions,
   type PhotoFrameRendererOptions,
 } from './inference/photo/index.js';
+export {
+  createVideoAvatarPreparer,
+  prepareVideoAvatar,
+  renderVideoAvatarJob,
+  type PrepareVideoAvatarOptions,
+  type RenderVideoAvatarJobOptions,
+} from './inference/video/video-avatars.js';
+export { VideoAvatarError } from './inference/video/errors.js';
+export type { PreparedVideoFace, PrepareProgress } from './inference/video/prepare-video-face.js';

@@ -104,7 +104,19 @@ export type {
   AvatarAssetRenderer,
   FaceDetector,
   PhotoAvatarAssetRenderer,
+  VideoAvatarPreparer,
+  PreparedVideoAvatar,
 } from './domain/engines.js';
+export {
+  VIDEO_AVATAR_ERROR_CODES,
+  VIDEO_FACE_FORMAT,
+  videoFaceSchema,
+  type VideoAvatarErrorCode,
+  type VideoFace,
+  type VideoFaceData,
+  type AtlasEntry,
+} from './domain/avatar/video-face.js';
+export type { VideoAvatar, VideoSource } from './domain/avatar/video-avatar.js';
 export { NotAnImageError, MIN_FACE_HEIGHT_PX, PHOTO_FRAME_SIZE, photoDefinition, type PhotoFace, type FaceDetection } from './domain/avatar/photo.js';
 export { FACE_LANDMARK_COUNT, FACE_PARTS, faceLandmarksSchema, type FaceLandmarks, type FacePoint } from './domain/avatar/face-landmarks.js';
 export {

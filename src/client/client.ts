@@ -129,11 +129,13 @@ export class VirtualAnchorClient {
     list(options?: ListOptions): Promise<Page<AvatarListItem>>;
     get(uid: string, options?: CallOptions): Promise<Avatar>;
     /**
-     * Creates a photo avatar from a portrait (JPEG, PNG or WebP): a file, sent as the multipart part `file`, or
-     * `{ imageUrl, name }`. It answers once the face is found (400 `not_image`, `no_face`, `face_too_small`; 413 too
-     * large); its assets are then made in the background: poll `get` until `thumbnailGenerationStatus` is not
-     * `pending`. The avatar is usable as `avatarId` at once, by this key only. With `idempotencyKey`, a retry with
-     * the same photo (or body) and name answers the first avatar.
+     * Creates a photo avatar from a portrait (JPEG, PNG or WebP), or a video avatar from a clip of the person (MP4,
+     * MOV, WebM or MKV, 3 s to 5 min): a file, sent as the multipart part `file` (told apart by its content), or
+     * `{ imageUrl, name }` / `{ videoUrl, name }`. It answers once the face is found (400 `not_image`, `not_video`,
+     * `too_short`, `too_long`, `no_face`, `face_too_small`; 413 too large); its assets are then made in the
+     * background: poll `get` until `thumbnailGenerationStatus` is not `pending` (a clip the preparation refuses ends
+     * in `error`, e.g. `face_lost`). A photo avatar is usable as `avatarId` at once, a video avatar once `completed`,
+     * by this key only. With `idempotencyKey`, a retry with the same file (or body) and name answers the first avatar.
      */
     create(
       source: Blob | CreateAvatar,

@@ -14,8 +14,8 @@ export interface paths {
         get: operations["getV2Avatar"];
         put?: never;
         /**
-         * Create a photo avatar from a portrait (extension)
-         * @description A multipart body with a `file` part (JPEG, PNG or WebP) and an optional `name` field, or JSON `{ imageUrl, name }` (the same URL rules as job inputs; an upload URL of this key works). The face is found before the answer: several faces → the largest is animated; none → 400 `no_face`; its box lower than 96 px and its landmarks not sure (looked at again, upscaled, they lie over 6 % of the eye distance apart) → 400 `face_too_small`; not an image → 400 `not_image`; over `limits.maxPhotoBytes` → 413. Detections run one at a time, keys taking turns: with `limits.maxQueuedPhotosPerKey` photos of this key already waiting, one more is 429 `too_many_requests` with `Retry-After` (seconds). The idle clip, preview and thumbnail are then made in the background: `thumbnailGenerationStatus` is `pending`, then `completed` (links filled) or `error` (`errorReason`). The avatar belongs to this key: listed with the built-in ones, usable as `avatarId`, 404 for every other key.
+         * Create a photo avatar from a portrait, or a video avatar from a clip of the person (extension)
+         * @description A multipart body with a `file` part (a JPEG, PNG or WebP portrait, or an MP4, MOV, WebM or MKV clip: told apart by content) and an optional `name` field, or JSON `{ imageUrl, name }` or `{ videoUrl, name }` (the same URL rules as job inputs; an upload URL of this key works). A clip (docs/video-avatars.md) is checked before the answer: not a readable video (sound only, a still, a corrupt file) → 400 `not_video`; its length from its packets under `limits.minAvatarVideoSec` (3 s) → 400 `too_short`, over `limits.maxAvatarVideoSec` (300 s) → 400 `too_long`; the face in one of its frames as for a portrait (`no_face`, `face_too_small`); over `limits.maxAvatarVideoBytes` → 413. Its preparation (every frame's face, the mouth atlas, the loop) then runs in the background and ends in `error` with `errorReason.code` `face_lost` (the face missing or turned away in over 10 % of it, the seconds named), `too_short` or `too_long` (decoded), or `no_face`/`face_too_small`; a video avatar makes videos once `completed`. The face is found before the answer: several faces → the largest is animated; none → 400 `no_face`; its box lower than 96 px and its landmarks not sure (looked at again, upscaled, they lie over 6 % of the eye distance apart) → 400 `face_too_small`; not an image → 400 `not_image`; over `limits.maxPhotoBytes` → 413. Detections run one at a time, keys taking turns: with `limits.maxQueuedPhotosPerKey` photos of this key already waiting, one more is 429 `too_many_requests` with `Retry-After` (seconds). The idle clip, preview and thumbnail are then made in the background: `thumbnailGenerationStatus` is `pending`, then `completed` (links filled) or `error` (`errorReason`). The avatar belongs to this key: listed with the built-in ones, usable as `avatarId`, 404 for every other key.
          */
         post: operations["postV2Avatar"];
         delete?: never;
@@ -480,9 +480,14 @@ export interface components {
         CreateAvatar: {
             /**
              * Format: uri
-             * @description A JPEG, PNG or WebP portrait; reachable by the service, or a URL from POST /v1/uploads
+             * @description A JPEG, PNG or WebP portrait (a photo avatar); reachable by the service, or a URL from POST /v1/uploads
              */
-            imageUrl: string;
+            imageUrl?: string;
+            /**
+             * Format: uri
+             * @description A clip of the person (MP4, MOV, WebM or MKV; a video avatar, extension); reachable by the service, or a URL from POST /v1/uploads
+             */
+            videoUrl?: string;
             /** @description Avatar name (default: the file name without extension, or "Photo avatar") */
             name?: string;
         };
@@ -648,7 +653,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
+            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `too_short`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `not_video`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -739,7 +744,7 @@ export interface operations {
                     "application/json": components["schemas"]["AvatarListItem"];
                 };
             };
-            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
+            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `too_short`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `not_video`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1024,7 +1029,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
+            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `too_short`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `not_video`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1111,7 +1116,7 @@ export interface operations {
                     "application/json": components["schemas"]["AvatarVideoCreated"][];
                 };
             };
-            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
+            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `too_short`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `not_video`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1411,7 +1416,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
+            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `too_short`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `not_video`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1498,7 +1503,7 @@ export interface operations {
                     "application/json": components["schemas"]["SourceSeparationCreated"][];
                 };
             };
-            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
+            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `too_short`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `not_video`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1798,7 +1803,7 @@ export interface operations {
                     "application/json": components["schemas"]["Upload"];
                 };
             };
-            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
+            /** @description Bad request: a malformed body or query (field details; also a JSON body nested deeper than 64 levels), an input that is unreachable or not acceptable media, audio too long, a bad upload, or a portrait without a usable face. Codes: `validation_failed`, `invalid_json`, `unknown_avatar`, `webhooks_disabled`, `invalid_idempotency_key`, `no_face`, `too_short`, `face_too_small`, `bad_url`, `forbidden_address`, `unreachable`, `timeout`, `not_found`, `not_audio`, `not_image`, `not_video`, `unsupported_format`, `too_long`, `not_multipart`, `missing_file`, `too_many_files`. */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -132,6 +132,15 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
     get photoInputs() {
       return started().photoInputs;
     },
+    get videoAvatars() {
+      return started().videoAvatars;
+    },
+    get avatarUploads() {
+      return started().avatarUploads;
+    },
+    get videoInputs() {
+      return started().videoInputs;
+    },
     links: (baseUrl) => {
       // One builder per base URL (it remembers the links it signed); a few base URLs at most unless `publicUrl` is
       // unset and clients send many Host headers, so the map starts over when it grows.

@@ -9,7 +9,7 @@ import type { JobEvents } from '../storage/job-events.js';
 import type { BlobStore } from '../storage/blob-store.js';
 import type { S3Location } from '../storage/s3-blob-store.js';
 import type { JobQueue } from '../queue/job-queue.js';
-import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, PhotoAvatarAssetRenderer, SeparationEngine } from '../domain/engines.js';
+import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, PhotoAvatarAssetRenderer, SeparationEngine, VideoAvatarPreparer } from '../domain/engines.js';
 import type { AvatarStore } from '../storage/avatar-store.js';
 import type { AvatarDefinitionInput } from '../domain/avatar/definition.js';
 import { isWebhookSecret } from './webhooks/signature.js';
@@ -124,6 +124,12 @@ export interface VirtualAnchorOptions {
      * turns); one more is answered 429 `too_many_requests` with `Retry-After`. Default 4.
      */
     maxQueuedPhotosPerKey?: number;
+    /** Largest clip accepted by POST /v2/avatar for a video avatar (a multipart `file` or a downloaded `videoUrl`); larger is 413. Default 200 MiB. */
+    maxAvatarVideoBytes?: number;
+    /** Shortest clip of a video avatar in seconds (from its packets at creation, decoded by its preparation). Default 3. */
+    minAvatarVideoSec?: number;
+    /** Longest clip of a video avatar in seconds. Default 300. */
+    maxAvatarVideoSec?: number;
     /** Largest file downloaded from an `audioUrl`/`audioUri`/`backgroundUrl`. Default 200 MiB. */
     maxDownloadBytes?: number;
     /** Time limit of such a download in ms. Default 60 000. */
@@ -216,6 +222,8 @@ export interface VirtualAnchorOptions {
     faceDetector?: FaceDetector | false;
     /** Renders photo avatars' idle clip, preview and thumbnail; `false`: their preparation ends in `error`. */
     photoRenderer?: PhotoAvatarAssetRenderer | false;
+    /** Prepares video avatars' clips (engine processes); `false`: their preparation ends in `error`. */
+    videoPreparer?: VideoAvatarPreparer | false;
     /** Where photo avatars are kept. Default: in Redis when `redis` is set, else in process memory. */
     avatarStore?: AvatarStore;
   };
@@ -401,6 +409,19 @@ export const optionsSchema = z
         maxPhotoBytes: posInt
           .default(20 * 1024 * 1024)
           .describe('largest portrait accepted by `POST /v2/avatar` (a multipart `file` or a downloaded `imageUrl`); larger is 413'),
+        maxAvatarVideoBytes: posInt
+          .default(200 * 1024 * 1024)
+          .describe('largest clip accepted by `POST /v2/avatar` for a video avatar (a multipart `file` or a downloaded `videoUrl`); larger is 413'),
+        minAvatarVideoSec: z
+          .number()
+          .positive()
+          .default(3)
+          .describe("shortest clip of a video avatar in seconds: its packets' span at creation (400 `too_short`), what decodes in its preparation (`error`, `too_short`)"),
+        maxAvatarVideoSec: z
+          .number()
+          .positive()
+          .default(300)
+          .describe('longest clip of a video avatar in seconds (400 `too_long`, likewise)'),
         maxQueuedPhotosPerKey: z
           .number()
           .int()
@@ -540,6 +561,13 @@ export const optionsSchema = z
           .meta({
             description: "renders photo avatars' idle clip, preview and thumbnail; `false`: their preparation ends in `error`",
             defaultText: 'built-in photo renderer',
+          }),
+        videoPreparer: z
+          .union([z.literal(false), obj])
+          .optional()
+          .meta({
+            description: "prepares video avatars' clips (their idle clip, face data, mouth atlas, preview and thumbnail); `false`: their preparation ends in `error`",
+            defaultText: 'built-in (face tracking with the photo avatars\' face model, in a child process)',
           }),
         avatarStore: obj.optional().meta({
           description: 'where photo avatars are kept: your own `AvatarStore` (run `avatarStoreSuite` from `virtual-anchor/testing` on it)',

@@ -43,6 +43,8 @@ export const SERVICES = {
   Idempotency: Symbol('virtual-anchor.service.Idempotency'),
   IdempotencySettings: Symbol('virtual-anchor.service.IdempotencySettings'),
   PhotoAvatars: Symbol('virtual-anchor.service.PhotoAvatars'),
+  /** The creation of video avatars (`VideoAvatarService`). */
+  VideoAvatars: Symbol('virtual-anchor.service.VideoAvatars'),
   /** Where portraits wait for the face detector (`FairQueue`: keys take turns, `limits.maxQueuedPhotosPerKey`). */
   FaceDetections: Symbol('virtual-anchor.service.FaceDetections'),
   /** The avatars keys make (`OwnedAvatars`): their records, their preparations, their deletion. */
@@ -60,6 +62,10 @@ export const SERVICES = {
   PhotoUploads: Symbol('virtual-anchor.service.PhotoUploads'),
   /** `imageUrl` of `POST /v2/avatar` (`ResolverInputPort`, `limits.maxPhotoBytes`). */
   PhotoInputs: Symbol('virtual-anchor.service.PhotoInputs'),
+  /** Files of `POST /v2/avatar`, a portrait or a clip (the larger of `limits.maxPhotoBytes` and `limits.maxAvatarVideoBytes`). */
+  AvatarUploads: Symbol('virtual-anchor.service.AvatarUploads'),
+  /** `videoUrl` of `POST /v2/avatar` (`ResolverInputPort`, `limits.maxAvatarVideoBytes`). */
+  VideoInputs: Symbol('virtual-anchor.service.VideoInputs'),
   /** Job inputs by URL (`ResolverInputPort`, `limits.maxDownloadBytes`). */
   JobInputs: Symbol('virtual-anchor.service.JobInputs'),
 } as const;

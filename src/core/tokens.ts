@@ -28,6 +28,8 @@ export const TOKENS = {
   FaceDetector: Symbol.for('virtual-anchor.FaceDetector'),
   /** Renders photo avatars' assets (`PhotoAvatarAssetRenderer`). */
   PhotoAvatarRenderer: Symbol.for('virtual-anchor.PhotoAvatarRenderer'),
+  /** `VideoAvatarPreparer`: prepares video avatars' clips (engine processes). */
+  VideoAvatarPreparer: Symbol.for('virtual-anchor.VideoAvatarPreparer'),
   /** Where photo avatars are kept (`AvatarStore`). */
   AvatarStore: Symbol.for('virtual-anchor.AvatarStore'),
   /** The instance's `MetricsRecorder` (a no-op when `metrics` is off); report to it, do not replace it. */

@@ -3,6 +3,7 @@ import type { AvatarDefinition } from './avatar/definition.js';
 import type { FrameSize } from './frame-size.js';
 import type { FaceDetection, PhotoFace } from './avatar/photo.js';
 import type { VideoFace } from './avatar/video-face.js';
+export type { VideoFace } from './avatar/video-face.js';
 
 /** What every engine call receives besides its input. */
 export interface EngineContext {
@@ -100,4 +101,28 @@ export interface PhotoAvatarAssetRenderer {
   renderPreview(face: PhotoFace, outputPath: string): Promise<void>;
   /** Small PNG thumbnail (the built-in renderer's: the face with a margin, cut from the photo). */
   renderThumbnail(face: PhotoFace, outputPath: string): Promise<void>;
+}
+
+/** What {@link VideoAvatarPreparer.prepare} wrote. */
+export interface PreparedVideoAvatar {
+  /** The prepared clip (the idle video), face data and mouth atlas, and the clip's frame rate. */
+  face: VideoFace;
+  /** PNG preview (the prepared clip's first frame) and thumbnail (the face). */
+  previewPath: string;
+  thumbnailPath: string;
+}
+
+/** Prepares a person's clip as a video avatar (docs/video-avatars.md). Runs off the event loop. */
+export interface VideoAvatarPreparer {
+  /**
+   * Prepares the clip at `clipPath` into the folder `outputDir`; `onProgress` is told how far (frames of the current
+   * pass); a clip shorter than `minSeconds` or longer than `maxSeconds` (decoded) is refused.
+   * @throws an Error named `VideoAvatarError` whose `code` is one of `VIDEO_AVATAR_ERROR_CODES` when the clip cannot
+   *   be a video avatar (the avatar then ends in `error` with that code); any other error is a failure of the machine.
+   */
+  prepare(
+    clipPath: string,
+    outputDir: string,
+    context: { signal: AbortSignal; onProgress?: (done: number, total: number) => void; minSeconds?: number; maxSeconds?: number },
+  ): Promise<PreparedVideoAvatar>;
 }

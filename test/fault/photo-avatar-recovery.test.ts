@@ -16,6 +16,7 @@ import { OwnedAvatars, preparationOf } from '../../src/core/avatars/owned-avatar
 import { preparedAssetIds } from '../../src/core/kinds/avatar-prepare/index.js';
 import type { Job } from '../../src/domain/job.js';
 import type { OwnedAvatar } from '../../src/domain/avatar/owned-avatar.js';
+import type { PhotoAvatar } from '../../src/domain/avatar/photo-avatar.js';
 import { silentLogger } from '../../src/domain/logger.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
 import { MemoryAvatarStore } from '../../src/storage/memory-avatar-store.js';
@@ -116,7 +117,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
       const done = await ended(finished.uid);
       assert.equal(done.thumbnailGenerationStatus, 'completed', 'a completed job is its avatar\'s state');
       assert.match(String(done.thumbnailPath), /\/files\//);
-      assert.equal(renderer.faces.filter((face) => face.imagePath.includes(finished.photo.id)).length, 0, 'it is not made again');
+      assert.equal(renderer.faces.filter((face) => face.imagePath.includes((finished as PhotoAvatar).photo.id)).length, 0, 'it is not made again');
       assert.equal((await ended(unscheduled.uid)).thumbnailGenerationStatus, 'completed', 'an avatar without a job gets one');
       for (const avatar of [queued, running, exhausted, finished, unscheduled]) {
         const job = await jobStore.get(avatar.uid);
@@ -258,7 +259,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
       assert.equal(await jobStore.get(failed.uid), undefined);
 
       assert.equal((await app.http.delete(`/v2/avatar/${completed.uid}`).set('key', KEYS.a)).status, 204);
-      const left = await Promise.all([completed.photo, ...Object.values(assets)].map((blob) => blobs.stat(blob.id)));
+      const left = await Promise.all([(completed as PhotoAvatar).photo, ...Object.values(assets)].map((blob) => blobs.stat(blob.id)));
       assert.deepEqual(left.filter(Boolean), [], 'its photo and its assets are deleted');
     } finally {
       await app.close();
@@ -324,7 +325,7 @@ describe('photo avatars after a crash', { timeout: SUITE_TIMEOUT_MS }, () => {
       const created = await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', join(dataDir, 'portrait.png'));
       assert.equal(created.status, 201, created.text);
       const avatar = await avatarStore.get(created.body.uid);
-      assert.equal((await blobs.stat(avatar!.photo.id))?.meta.expiresAt, undefined, 'the photo of a stored avatar is kept');
+      assert.equal((await blobs.stat((avatar as PhotoAvatar).photo.id))?.meta.expiresAt, undefined, 'the photo of a stored avatar is kept');
     } finally {
       await app.close();
     }

@@ -3,8 +3,9 @@ import { announce, byId, setStatus } from './dom.js';
 import { sleep } from './client/wait.js';
 
 /**
- * "Create an avatar from a photo": uploads a portrait (POST /v2/avatar, multipart), says why the service refused
- * it (not an image, no face, face too small, too large), then follows its preparation (GET /v2/avatar/{uid} until
+ * "Create an avatar from a photo or a video": uploads a portrait or a clip of the person (POST /v2/avatar, multipart),
+ * says why the service refused it (not an image or a video, too short or long, no face, face too small, too large),
+ * then follows its preparation (GET /v2/avatar/{uid} until
  * `thumbnailGenerationStatus` is not `pending`), shows its preview and hands it to the picker, selected, so the
  * next video uses it.
  */
@@ -44,7 +45,7 @@ export class PhotoAvatarForm {
     if (!api) return;
     if (!photo) {
       this.file.setAttribute('aria-invalid', 'true');
-      setStatus(this.status, 'Choose a photo first: a portrait where the face is clearly visible.', 'error');
+      setStatus(this.status, 'Choose a photo or a video first: a portrait or a clip where the face is clearly visible.', 'error');
       this.file.focus();
       return;
     }

@@ -8,6 +8,7 @@ import type { HeaderMap } from '../http/types.js';
 import type { PagingLimits } from '../schemas/common.js';
 import type { Idempotency } from '../idempotency/idempotency.js';
 import type { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
+import type { VideoAvatarService } from '../avatars/video-avatar-service.js';
 import type { OwnedAvatars } from '../avatars/owned-avatars.js';
 import type { InputPort } from '../jobs/input-port.js';
 import type { ResolvedOptions } from '../options.js';
@@ -37,6 +38,14 @@ export interface ApiDeps {
   photoUploads: UploadPort;
   /** Resolves an `imageUrl` of POST /v2/avatar like a job input, limited to `limits.maxPhotoBytes`. */
   photoInputs: InputPort;
+  /** The creation of video avatars (POST /v2/avatar with a clip). */
+  videoAvatars: VideoAvatarService;
+  /** Receives the file of POST /v2/avatar (a portrait or a clip), limited to the larger of their limits. */
+  avatarUploads: UploadPort;
+  /** Resolves a `videoUrl` of POST /v2/avatar like a job input, limited to `limits.maxAvatarVideoBytes`. */
+  videoInputs: InputPort;
+  /** `limits.maxPhotoBytes`: a portrait received through {@link avatarUploads} larger than this is 413. */
+  maxPhotoBytes: number;
   paging: PagingLimits;
   maxJsonBytes: number;
   /** The instance's job kinds: each with an API resource gets its routes. */
@@ -57,10 +66,11 @@ export interface ApiDeps {
  * The part of {@link ApiDeps} that the options alone give: all that the route table reads while it is built
  * (the rest is read by handlers, once started). `scrape` serves the metrics when they are on.
  */
-export function optionDeps(resolved: ResolvedOptions, scrape: () => Promise<{ contentType: string; text: string }>): Pick<ApiDeps, 'paging' | 'maxJsonBytes' | 'metrics' | 'kinds'> {
+export function optionDeps(resolved: ResolvedOptions, scrape: () => Promise<{ contentType: string; text: string }>): Pick<ApiDeps, 'paging' | 'maxJsonBytes' | 'metrics' | 'kinds' | 'maxPhotoBytes'> {
   return {
     paging: { defaultPerPage: resolved.limits.defaultPerPage, maxPerPage: resolved.limits.maxPerPage },
     maxJsonBytes: resolved.limits.maxJsonBytes,
+    maxPhotoBytes: resolved.limits.maxPhotoBytes,
     kinds: resolved.kinds,
     metrics: resolved.metrics ? { path: resolved.metrics.path, scrape } : undefined,
   };

@@ -27,9 +27,11 @@ const INPUT_CODES: Record<Exclude<InputErrorCode | UploadErrorCode, 'too_large'>
   not_found: 'the input is an upload URL of another key, or an upload that expired',
   not_audio: 'the input has no audio stream, or no audio could be decoded from it (decided by content, not file name)',
   not_image: `a photo (\`POST /v2/avatar\`) or \`backgroundUrl\` that is not a single JPEG, PNG or WebP still image, or has more than ${megapixels} megapixels (\`MAX_IMAGE_PIXELS\`, read from its header the way the decoder reads it, see docs/faults.md; the message gives the size and the limit)`,
+  not_video:
+    '`POST /v2/avatar` with a clip (a multipart `file` that is not an image, or `videoUrl`) that is not a readable video: sound only, a still image, a corrupt file (decided by content)',
   unsupported_format: "a separation input whose container is not mp3, wav, mp4 or mov (decided by content, not file name)",
   too_long:
-    "the audio lasts longer than its limit (`limits.maxAvatarAudioSec`, 5 minutes; `limits.maxSeparationSec`) **when decoded**: the header's duration is not trusted; up to 0.5 s over is accepted and cut to the limit. The message gives the decoded length (or \"more than\" the limit, when decoding stopped past it), the limit and the option that sets it",
+    "a video avatar's clip lasts longer than `limits.maxAvatarVideoSec` (300 s); or the audio lasts longer than its limit (`limits.maxAvatarAudioSec`, 5 minutes; `limits.maxSeparationSec`) **when decoded**: the header's duration is not trusted; up to 0.5 s over is accepted and cut to the limit. The message gives the decoded length (or \"more than\" the limit, when decoding stopped past it), the limit and the option that sets it",
   not_multipart: 'an upload body that is not well-formed `multipart/form-data`',
   missing_file: 'an upload without a non-empty file part named `file`',
   too_many_files: 'an upload with more than one file part',
@@ -50,7 +52,9 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
       unknown_avatar: "`avatarId` is not in the catalogue (or is another key's photo avatar)",
       webhooks_disabled: '`webhookUrl` given, but the service has no `webhooks.secret` (a secret with your own job store and no `backends.webhookOutbox` fails start-up), or the job kind sends none (a `jobKinds` kind without `api.webhook`)',
       invalid_idempotency_key: '`Idempotency-Key` is not 1–255 printable ASCII characters, or is sent twice',
-      no_face: '`POST /v2/avatar`: no face was found in the photo',
+      no_face: '`POST /v2/avatar`: no face was found in the photo (or in the frame of a clip looked at, a third of the way in)',
+      too_short:
+        '`POST /v2/avatar` with a clip: it lasts less than `limits.minAvatarVideoSec` (3 s) from its packets\' timestamps; the message gives its length and the minimum (its preparation counts decoded frames and may end the avatar in `error` with this code too)',
       face_too_small: `\`POST /v2/avatar\`: the largest face's box (brows to chin) is under ${MIN_FACE_HEIGHT_PX} px high and its landmarks are not sure: the built-in detector looks at such a face again, upscaled, and the two looks place its points more than ${MAX_LANDMARK_SPREAD * 100} % of the eye distance apart (or do not find it again); the message gives the face's size and asks for a face at least ${MIN_FACE_HEIGHT_PX} px high`,
       ...INPUT_CODES,
     },

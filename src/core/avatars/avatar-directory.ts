@@ -6,8 +6,11 @@ import { sourceOf, type OwnedAvatars } from './owned-avatars.js';
 import { inject, injectable } from '../injection.js';
 import { SERVICES } from '../service-tokens.js';
 
-/** What lip-sync needs of an avatar: its drawing definition, and a photo avatar's portrait (a local file) and face. */
-export type LipSyncSubject = Pick<LipSyncInput, 'avatar' | 'photo'>;
+/**
+ * What lip-sync needs of an avatar: its drawing definition, a photo avatar's portrait (a local file) and face, a video
+ * avatar's prepared files.
+ */
+export type LipSyncSubject = Pick<LipSyncInput, 'avatar' | 'photo' | 'video'>;
 
 /** Makes a local file of a blob for an engine (the job's `localFile`). */
 export type LocalFile = (blob: BlobRef, what: string) => Promise<string>;
@@ -42,9 +45,9 @@ export class Avatars implements AvatarDirectory {
   async lipSyncSubject(uid: string, owner: string, localFile: LocalFile): Promise<LipSyncSubject | undefined> {
     const definition = this.catalogue.definition(uid);
     if (definition) return ASSET_KINDS.catalogue.lipSync({ asset: 'catalogue', definition }, localFile);
-    const avatar = await this.owned.record(uid, owner);
-    if (!avatar) return undefined;
-    const source = sourceOf(avatar);
-    return assetKindOf(source).lipSync(source, localFile);
+    const view = await this.owned.get(uid, owner);
+    if (!view) return undefined;
+    const source = sourceOf(view.avatar);
+    return assetKindOf(source).lipSync(source, localFile, view.state.assets);
   }
 }

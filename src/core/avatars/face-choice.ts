@@ -3,15 +3,17 @@ import { faceLandmarksSchema, type FaceLandmarks } from '../../domain/avatar/fac
 import { ApiError } from '../errors.js';
 
 /**
- * The face a photo avatar animates: the largest one found (by box area, whatever order the detector gave).
+ * The face a photo avatar animates (or a video avatar's clip shows): the largest one found (by box area, whatever
+ * order the detector gave).
  * @throws ApiError 400 `no_face` when there is none; `face_too_small` when its box is lower than
  * {@link MIN_FACE_HEIGHT_PX} and its landmarks are not sure enough: a `landmarkSpread` over {@link MAX_LANDMARK_SPREAD},
  * or none reported (a detector that does not measure it).
  */
-export function chooseFace(detection: FaceDetection, field: string): FaceLandmarks {
+export function chooseFace(detection: FaceDetection, field: string, what: 'photo' | 'clip' = 'photo'): FaceLandmarks {
   const largest = [...detection.faces].sort((a, b) => b.box.width * b.box.height - a.box.width * a.box.height)[0];
+  const send = what === 'photo' ? 'a portrait' : 'a clip of the person facing the camera';
   if (!largest) {
-    throw ApiError.badRequest('no_face', 'no face was found in the photo; send a portrait where the face is clearly visible', [
+    throw ApiError.badRequest('no_face', `no face was found in the ${what}; send ${send} where the face is clearly visible`, [
       { field, message: 'no face found' },
     ]);
   }
@@ -27,7 +29,7 @@ export function chooseFace(detection: FaceDetection, field: string): FaceLandmar
           : `too small for its landmarks to be placed reliably (found as it is and upscaled, they lie ${percent(spread)} of the eye distance apart; at most ${percent(MAX_LANDMARK_SPREAD)} is accepted)`;
     throw ApiError.badRequest(
       'face_too_small',
-      `the face is ${size} (brows to chin) in the photo, ${why}; send a photo where the face is at least ${MIN_FACE_HEIGHT_PX} px high, e.g. a closer crop or a larger photo`,
+      `the face is ${size} (brows to chin) in the ${what}, ${why}; send ${what === 'photo' ? 'a photo' : 'a clip'} where the face is at least ${MIN_FACE_HEIGHT_PX} px high, e.g. ${what === 'photo' ? 'a closer crop or a larger photo' : 'closer to the camera or at a higher resolution'}`,
       [{ field, message: `face ${size}; send one at least ${MIN_FACE_HEIGHT_PX} px high` }],
     );
   }

@@ -41,7 +41,7 @@ interface LegacyState {
 export function sourceOf(avatar: OwnedAvatar): AvatarSource {
   const { uid: _uid, owner: _owner, name: _name, createdAt: _createdAt, updatedAt: _updatedAt, ...rest } = avatar satisfies OwnedAvatarFields;
   const { status: _status, assets: _assets, failure: _failure, ...source } = rest as typeof rest & LegacyState;
-  return { ...source, asset: avatar.asset ?? 'photo' };
+  return { ...source, asset: avatar.asset ?? 'photo' } as AvatarSource;
 }
 
 /** The final state an old record holds (see {@link LegacyState}); `undefined` for any other record. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import type { BlobRef } from '../../domain/job.js';
+import type { FaceLandmarks } from '../../domain/avatar/face-landmarks.js';
 import type { FaceDetector } from '../../domain/engines.js';
 import { NotAnImageError, type FaceDetection } from '../../domain/avatar/photo.js';
 import { PHOTO_AVATAR_FPS, type PhotoAvatar } from '../../domain/avatar/photo-avatar.js';
@@ -101,6 +102,16 @@ export class PhotoAvatarService {
       if (!adopted && photo.madeHere) await this.deleteBlob(photo.blob.id, 'refused photo');
       if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+
+  /**
+   * The face of a frame of a clip (a video avatar's check at creation): the photo avatars' detection, in turn, and
+   * their choice of face.
+   * @throws ApiError 400 `no_face`, `face_too_small`; 429 `too_many_requests`; 503 `unavailable` without a detector.
+   */
+  async findFace(owner: string, imagePath: string, field: string): Promise<FaceLandmarks> {
+    if (!this.detector) throw photoAvatarsOff();
+    return chooseFace(await this.detect(this.detector, owner, imagePath, field), field, 'clip');
   }
 
   /**

@@ -26,6 +26,7 @@ export const INPUT_ERROR_CODES = [
   'too_large',
   'not_audio',
   'not_image',
+  'not_video',
   'unsupported_format',
   'too_long',
 ] as const;

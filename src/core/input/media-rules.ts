@@ -4,7 +4,8 @@ import { acceptedAtMost, formatSeconds } from './limit-text.js';
 
 /** What an input must be. */
 export interface MediaRules {
-  kind: 'audio' | 'image';
+  /** `video`: a clip of a person (a moving picture; its length and face are checked by the video avatars). */
+  kind: 'audio' | 'image' | 'video';
   /** Accepted containers as decided by probing (`mp3`, `wav`, `mp4`, `mov`, `other`); any when absent. */
   allowedContainers?: readonly string[];
   /**
@@ -43,10 +44,12 @@ const IMAGE_CODECS = new Set(['png', 'apng', 'mjpeg', 'jpegls', 'jpeg2000', 'web
  * checked once the audio has been decoded, by {@link checkDecodedDuration}.
  *
  * @throws {InputError} `not_audio` (no audio stream; a video with sound is fine), `not_image` (not exactly one
- *   video stream of an image codec, or sound) or `unsupported_format` (container not allowed).
+ *   video stream of an image codec, or sound), `not_video` (no moving picture) or `unsupported_format` (container not
+ *   allowed).
  */
 export function checkMedia(probe: MediaProbe, rules: MediaRules): void {
   if (rules.kind === 'audio') checkAudio(probe);
+  else if (rules.kind === 'video') checkVideo(probe);
   else checkImage(probe);
   if (rules.allowedContainers && !rules.allowedContainers.includes(probe.container)) {
     const seen = probe.container === 'other' ? (probe.formatNames[0] ?? 'unknown') : probe.container;
@@ -79,6 +82,14 @@ export function checkDecodedDuration(decodedSec: number, rules: Pick<MediaRules,
     throw new InputError('too_long', `the audio lasts ${lasts} when decoded; ${acceptedAtMost(formatSeconds(limit), rules.maxDurationOption)}`);
   }
   return Math.min(decodedSec, limit);
+}
+
+/** A moving picture: a video stream that is not cover art or a still image's codec (sound or none). */
+function checkVideo(probe: MediaProbe): void {
+  const video = probe.video;
+  if (!video || video.attachedPic || IMAGE_CODECS.has(video.codec)) {
+    throw new InputError('not_video', `the file is not a video: ${probe.audio ? 'it has sound only' : 'it holds no moving picture'}; send a clip of the person (MP4, MOV, WebM or MKV)`);
+  }
 }
 
 function checkImage(probe: MediaProbe): void {

@@ -210,10 +210,9 @@ export class InputResolver {
       return await probeMedia(path, this.options.binaries, { timeoutMs: this.options.probeTimeoutMs, signal: opts.signal });
     } catch (error) {
       if (!(error instanceof MediaProbeError)) throw error;
-      const code = opts.kind === 'audio' ? 'not_audio' : 'not_image';
-      throw new InputError(code, `the file is not a readable ${opts.kind === 'audio' ? 'audio or video' : 'image'} file`, {
-        cause: error,
-      });
+      const code = opts.kind === 'audio' ? 'not_audio' : opts.kind === 'video' ? 'not_video' : 'not_image';
+      const what = opts.kind === 'audio' ? 'audio or video' : opts.kind === 'video' ? 'video' : 'image';
+      throw new InputError(code, `the file is not a readable ${what} file`, { cause: error });
     }
   }
 

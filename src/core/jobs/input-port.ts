@@ -4,7 +4,8 @@ import type { BlobRef } from '../../domain/job.js';
 export interface InputRequest {
   url: string;
   owner: string;
-  kind: 'audio' | 'image';
+  /** `video`: a person's clip (a moving picture; video avatars check its length and face). */
+  kind: 'audio' | 'image' | 'video';
   /** Request field the URL came from, for error details (e.g. `audioUrl`). */
   field: string;
   /** Containers accepted (decided by probing), e.g. `['mp3','wav','mp4','mov']`; any when absent. */

@@ -1,4 +1,4 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import type { MediaProbe } from '../../inference/media/index.js';
 import { MediaProbeError } from '../../inference/media/index.js';
 import { fsErrorCode } from '../../storage/fs-error-code.js';
@@ -10,9 +10,9 @@ export type ProbeFn = (path: string, signal: AbortSignal) => Promise<MediaProbe>
 
 /**
  * What an engine's output must be: an mp4 with a picture and a sound track, an mp4 with a picture (sound or
- * not: an avatar's idle clip), an audio file, or a PNG image.
+ * not: an avatar's idle clip), an audio file, a PNG image, or a JSON object (a video avatar's face data).
  */
-export type ExpectedMedia = 'mp4-video' | 'mp4-picture' | 'audio' | 'png';
+export type ExpectedMedia = 'mp4-video' | 'mp4-picture' | 'audio' | 'png' | 'json';
 
 function invalid(what: string, why: string): JobFailedError {
   return new JobFailedError({ code: 'invalid_output', message: `the engine's ${what} is not usable: ${why}` });
@@ -33,6 +33,17 @@ export async function verifyOutput(path: string, expected: ExpectedMedia, what: 
     throw error;
   }
   if (size === 0) throw invalid(what, 'the file is empty');
+  if (expected === 'json') {
+    const text = await readFile(path, 'utf8');
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw invalid(what, 'it is not JSON');
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalid(what, 'it is not a JSON object');
+    return;
+  }
   if (expected === 'png') {
     // The header walk the decoders' inputs get: a PNG signature and a readable IHDR.
     const header = await checkImageFile(path).catch((error: unknown) => {

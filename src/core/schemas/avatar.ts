@@ -44,13 +44,24 @@ export const avatarNameSchema = z
   .max(100, 'name must be at most 100 characters')
   .meta({ description: 'Avatar name (default: the file name without extension, or "Photo avatar")' });
 
-/** Body of POST /v2/avatar as JSON: a portrait at a URL (the same rules as job inputs; an upload URL of this key works). */
+/**
+ * Body of POST /v2/avatar as JSON: a portrait or a person's clip at a URL (the same rules as job inputs; an upload URL
+ * of this key works): exactly one of `imageUrl` and `videoUrl`.
+ */
 export const createAvatarBodySchema = z
   .object({
-    imageUrl: httpUrlField('imageUrl').meta({ description: 'A JPEG, PNG or WebP portrait; reachable by the service, or a URL from POST /v1/uploads' }),
+    imageUrl: httpUrlField('imageUrl').optional().meta({ description: 'A JPEG, PNG or WebP portrait (a photo avatar); reachable by the service, or a URL from POST /v1/uploads' }),
+    videoUrl: httpUrlField('videoUrl')
+      .optional()
+      .meta({ description: 'A clip of the person (MP4, MOV, WebM or MKV; a video avatar, extension); reachable by the service, or a URL from POST /v1/uploads' }),
     name: avatarNameSchema.optional(),
   })
   .strict()
+  .superRefine((body, context) => {
+    if ((body.imageUrl === undefined) === (body.videoUrl === undefined)) {
+      context.addIssue({ code: 'custom', path: [body.imageUrl === undefined ? 'imageUrl' : 'videoUrl'], message: 'give exactly one of imageUrl and videoUrl' });
+    }
+  })
   .meta({ id: 'CreateAvatar' });
 
 export type AvatarView = z.infer<typeof avatarSchema>;

@@ -8,6 +8,7 @@ import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { UrlSigner } from '../../storage/url-signer.js';
 import type { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
+import type { VideoAvatarService } from '../avatars/video-avatar-service.js';
 import type { OwnedAvatars } from '../avatars/owned-avatars.js';
 import type { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
 import type { JobRunner } from '../jobs/job-runner.js';
@@ -42,6 +43,12 @@ export interface Services {
   photoUploads: MultipartUploadPort;
   /** Resolves `imageUrl` of POST /v2/avatar, limited to `limits.maxPhotoBytes`. */
   photoInputs: ResolverInputPort;
+  /** The creation of video avatars (POST /v2/avatar with a clip). */
+  videoAvatars: VideoAvatarService;
+  /** Receives the file of POST /v2/avatar, a portrait or a clip. */
+  avatarUploads: MultipartUploadPort;
+  /** Resolves `videoUrl` of POST /v2/avatar, limited to `limits.maxAvatarVideoBytes`. */
+  videoInputs: ResolverInputPort;
   /** Starts the sweeper, the queue's consumer (where engines run), webhooks and the catalogue's preparations. */
   start(): void;
   close(): Promise<void>;
@@ -106,6 +113,9 @@ function servicesOf(container: DependencyContainer, made: MadeHere): Services {
     ownedAvatars: get(SERVICES.OwnedAvatars),
     photoUploads: get(SERVICES.PhotoUploads),
     photoInputs: get(SERVICES.PhotoInputs),
+    videoAvatars: get(SERVICES.VideoAvatars),
+    avatarUploads: get(SERVICES.AvatarUploads),
+    videoInputs: get(SERVICES.VideoInputs),
     start() {
       sweeper.start();
       webhooks?.start();

@@ -1,10 +1,10 @@
 import type { MediaBinaries } from '../../inference/media/index.js';
-import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, PhotoAvatarAssetRenderer, SeparationEngine } from '../../domain/engines.js';
+import type { AvatarAssetRenderer, FaceDetector, LipSyncEngine, PhotoAvatarAssetRenderer, SeparationEngine, VideoAvatarPreparer } from '../../domain/engines.js';
 import type { Logger } from '../../domain/logger.js';
 
 /**
- * Factories of the built-in engines (lip-sync, source separation, avatar assets, and for photo avatars the face
- * detector and the photo asset renderer). Each loads its modules (onnxruntime-node, @napi-rs/canvas, TensorFlow.js
+ * Factories of the built-in engines (lip-sync, source separation, avatar assets, for photo avatars the face
+ * detector and the photo asset renderer, for video avatars the clip's preparer). Each loads its modules (onnxruntime-node, @napi-rs/canvas, TensorFlow.js
  * and the face models' worker) with a dynamic import when called, so a process that never uses one never loads it.
  * The face detector (MediaPipe BlazeFace + Face Mesh in a child process) is needed by every role that serves the API.
  */
@@ -14,6 +14,7 @@ export function builtInEngines(binaries: MediaBinaries, logger: Logger, maxSepar
   avatarRenderer: () => Promise<AvatarAssetRenderer | undefined>;
   faceDetector: () => Promise<FaceDetector | undefined>;
   photoRenderer: () => Promise<PhotoAvatarAssetRenderer | undefined>;
+  videoPreparer: () => Promise<VideoAvatarPreparer | undefined>;
 } {
   return {
     async lipSync() {
@@ -38,6 +39,10 @@ export function builtInEngines(binaries: MediaBinaries, logger: Logger, maxSepar
     async photoRenderer() {
       const { createPhotoAvatarAssetRenderer } = await import('../../inference/photo/photo-asset-renderer.js');
       return createPhotoAvatarAssetRenderer({ binaries });
+    },
+    async videoPreparer() {
+      const { createVideoAvatarPreparer } = await import('../../inference/video/video-avatars.js');
+      return createVideoAvatarPreparer({ binaries });
     },
   };
 }

@@ -108,6 +108,7 @@ export async function registerBackends(container: DependencyContainer, raw: Virt
   // Every process that serves the API finds faces (creation answers at once); only engine processes render.
   await provideNow(TOKENS.FaceDetector, backends.faceDetector, builtIn.faceDetector);
   const photoRenderer = await engine(TOKENS.PhotoAvatarRenderer, backends.photoRenderer, builtIn.photoRenderer);
+  const videoPreparer = await engine(TOKENS.VideoAvatarPreparer, backends.videoPreparer, builtIn.videoPreparer);
   await provideNow(TOKENS.AvatarDefinitions, undefined, () =>
     loadAvatarDefinitions({
       builtIn: raw.avatars?.builtIn ?? true,
@@ -115,7 +116,7 @@ export async function registerBackends(container: DependencyContainer, raw: Virt
       definitions: (raw.avatars?.definitions ?? []) as AvatarDefinitionInput[],
     }),
   );
-  logger.info('engines', { role: options.role, lipSync: !!lipSync, separation: !!separation, photoRenderer: !!photoRenderer, ffmpeg: binaries.ffmpegPath });
+  logger.info('engines', { role: options.role, lipSync: !!lipSync, separation: !!separation, photoRenderer: !!photoRenderer, videoPreparer: !!videoPreparer, ffmpeg: binaries.ffmpegPath });
 }
 
 /** One in-process {@link JobEvents} per store object: instances sharing a memory store in one process hear each other. */

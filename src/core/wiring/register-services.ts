@@ -12,6 +12,7 @@ import type { UrlSigner } from '../../storage/url-signer.js';
 import { probeMedia, type MediaBinaries } from '../../inference/media/index.js';
 import { FINAL_STATUSES } from '../../domain/state-machine.js';
 import { faceDetectionQueue, PhotoAvatarService } from '../avatars/photo-avatar-service.js';
+import { VideoAvatarService } from '../avatars/video-avatar-service.js';
 import { OwnedAvatars } from '../avatars/owned-avatars.js';
 import { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
 import { Avatars } from '../avatars/avatar-directory.js';
@@ -76,6 +77,7 @@ export function registerServices(container: DependencyContainer): void {
   part(SERVICES.Avatars, Avatars);
   made(SERVICES.FaceDetections, () => faceDetectionQueue(options.limits.maxQueuedPhotosPerKey));
   part(SERVICES.PhotoAvatars, PhotoAvatarService);
+  part(SERVICES.VideoAvatars, VideoAvatarService);
   made<JobScheduling>(SERVICES.JobScheduling, (c) => {
     const service = () => c.resolve<JobService>(SERVICES.JobService);
     return { schedule: (job) => service().schedule(job), end: (uid, code, message) => service().end(uid, code, message) };
@@ -117,9 +119,14 @@ export function registerServices(container: DependencyContainer): void {
   const inputs = (maxBytes: number, option: string) => (c: DependencyContainer) => new ResolverInputPort(c.resolve(SERVICES.InputResolver), maxBytes, option);
   made(SERVICES.JobInputs, inputs(options.limits.maxDownloadBytes, 'limits.maxDownloadBytes'));
   made(SERVICES.PhotoInputs, inputs(options.limits.maxPhotoBytes, 'limits.maxPhotoBytes'));
+  made(SERVICES.VideoInputs, inputs(options.limits.maxAvatarVideoBytes, 'limits.maxAvatarVideoBytes'));
   const uploads = (maxBytes: number, option: string) => (c: DependencyContainer) => new MultipartUploadPort(blobsOf(c), maxBytes, options.retention.uploadsMs, logger, option);
   made(SERVICES.Uploads, uploads(options.limits.maxUploadBytes, 'limits.maxUploadBytes'));
   made(SERVICES.PhotoUploads, uploads(options.limits.maxPhotoBytes, 'limits.maxPhotoBytes'));
+  // A file of POST /v2/avatar is a portrait or a clip, told apart by its content once received: the larger limit
+  // holds while it arrives, the portrait's is checked after.
+  const { maxPhotoBytes, maxAvatarVideoBytes } = options.limits;
+  made(SERVICES.AvatarUploads, maxAvatarVideoBytes >= maxPhotoBytes ? uploads(maxAvatarVideoBytes, 'limits.maxAvatarVideoBytes') : uploads(maxPhotoBytes, 'limits.maxPhotoBytes'));
 
   // Maintenance: retention and recovery on each sweep, then the catalogue's preparations not stored yet.
   part(SERVICES.Recovery, Recovery);

@@ -1,4 +1,5 @@
 import type { PhotoAvatar } from './photo-avatar.js';
+import type { VideoAvatar } from './video-avatar.js';
 
 /** What every avatar a key made has, whatever it is made from. */
 export interface OwnedAvatarFields {
@@ -14,6 +15,6 @@ export interface OwnedAvatarFields {
 
 /**
  * An avatar a key made, as an `AvatarStore` keeps it: one record type per asset kind that keys can create (a photo
- * avatar; a new kind adds its record here). Its state is its `avatarPrepare` job's.
+ * avatar, a video avatar; a new kind adds its record here). Its state is its `avatarPrepare` job's.
  */
-export type OwnedAvatar = PhotoAvatar;
+export type OwnedAvatar = PhotoAvatar | VideoAvatar;

@@ -11,12 +11,16 @@ export const PHOTO_AVATAR_FPS = 25;
 
 /** An avatar's assets, made in the background by its `avatarPrepare` job. */
 export type PhotoAvatarAssets = {
-  /** The idle clip (mp4). */
+  /** The idle clip (mp4); a video avatar's prepared clip. */
   video: BlobRef;
   /** PNG preview. */
   preview: BlobRef;
   /** Small PNG thumbnail. */
   thumbnail: BlobRef;
+  /** A video avatar's face data (JSON, `videoFaceSchema`); other avatars have none. */
+  face?: BlobRef;
+  /** A video avatar's mouth atlas (PNG); other avatars have none. */
+  atlas?: BlobRef;
 };
 
 /** What a photo avatar is made from: a portrait and the face found in it once, at creation. */

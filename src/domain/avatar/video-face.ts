@@ -7,6 +7,13 @@ import { z } from 'zod';
  */
 export const VIDEO_FACE_FORMAT = 'virtual-anchor/video-face@1';
 
+/**
+ * Why a clip cannot become a video avatar (an error's `code`): the API's 400 codes for `POST /v2/avatar` with a video,
+ * and the `errorReason` codes of a video avatar whose preparation refused its clip.
+ */
+export const VIDEO_AVATAR_ERROR_CODES = ['not_video', 'too_short', 'too_long', 'no_face', 'face_too_small', 'face_lost'] as const;
+export type VideoAvatarErrorCode = (typeof VIDEO_AVATAR_ERROR_CODES)[number];
+
 /** Landmarks are stored as 16-bit integers in units of 1/{@link VIDEO_LANDMARK_SCALE} pixel. */
 export const VIDEO_LANDMARK_SCALE = 8;
 

@@ -2,8 +2,9 @@
  * Why a clip cannot become a video avatar. Each code is one of the API's 400 codes for `POST /v2/avatar` with a
  * video (docs/errors.md) and the message says what to change, so that a person can record the clip again.
  */
-export const VIDEO_AVATAR_ERROR_CODES = ['not_video', 'too_short', 'too_long', 'no_face', 'face_too_small', 'face_lost'] as const;
-export type VideoAvatarErrorCode = (typeof VIDEO_AVATAR_ERROR_CODES)[number];
+import { VIDEO_AVATAR_ERROR_CODES, type VideoAvatarErrorCode } from '../../domain/avatar/video-face.js';
+
+export { VIDEO_AVATAR_ERROR_CODES, type VideoAvatarErrorCode };
 
 /** A clip refused by the preparation of a video avatar (see {@link VIDEO_AVATAR_ERROR_CODES}). */
 export class VideoAvatarError extends Error {

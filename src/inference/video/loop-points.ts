@@ -95,10 +95,11 @@ export function frameDistance(a: LoopFrame, b: LoopFrame): number {
  */
 export function chooseLoop(frames: readonly LoopFrame[], crossfade: number, lost: readonly boolean[], minLength?: number): LoopChoice {
   const n = frames.length;
+  // steps[t]: from frame t to t + 1.
   const steps: number[] = [];
   for (let t = 1; t < n; t++) steps.push(frameDistance(frames[t - 1]!, frames[t]!));
-  steps.sort((a, b) => a - b);
-  const medianStep = steps[steps.length >> 1] ?? 0;
+  const sorted = [...steps].sort((a, b) => a - b);
+  const medianStep = sorted[sorted.length >> 1] ?? 0;
   const fade = Math.max(0, Math.min(crossfade, Math.floor(n / 8)));
   const length = Math.min(n - fade - 1, Math.max(2, minLength ?? Math.ceil(0.6 * n)));
   const lostBefore = new Int32Array(n + 1);
@@ -110,8 +111,9 @@ export function chooseLoop(frames: readonly LoopFrame[], crossfade: number, lost
     for (let end = start + length; end <= n - 1; end++) {
       const join = frameDistance(frames[start]!, frames[end]!) + frameDistance(frames[start - 1]!, frames[end - 1]!);
       const lostInside = lostBefore[end]! - lostBefore[start]!;
-      // Longer loops a little better; frames without a face inside much worse.
-      const cost = join + 10 * lostInside - (2 * (end - start)) / n;
+      // The join is the source's step from `start − 1` to `start` (the crossfade ends on `start − 1`): a calm one is
+      // better. Longer loops a little better; frames without a face inside much worse.
+      const cost = join + steps[start - 1]! + 10 * lostInside - (2 * (end - start)) / n;
       if (cost < bestCost) {
         bestCost = cost;
         best = { start, end, crossfade: Math.min(fade, start), joinDistance: join / 2, medianStep };

@@ -31,6 +31,7 @@ import { chooseLoop, lumaThumb, poseVector, type LoopFrame } from './loop-points
 import { chooseAtlas, chooseNeutral, openingScale, poseDistance, restMouth, type FrameFacts } from './mouth-choice.js';
 import { PatchRenderer, type EntryImage } from './patch-renderer.js';
 import { fillGaps, smoothTrack } from './smooth-track.js';
+import { yuvFrameCanvas } from './yuv-canvas.js';
 import { mixFrames, yuvBoxToRgba, type PixelBox } from './yuv-pixels.js';
 
 /** The files of a prepared video avatar, in its folder. */
@@ -115,7 +116,7 @@ export async function prepareVideoFace(options: PrepareVideoFaceOptions): Promis
   const probe = await probeClip(clipPath, binaries, signal);
   const geometry = normalisedGeometry(probe);
   await mkdir(options.outputDir, { recursive: true });
-  const tracked = await track(clipPath, geometry, options);
+  const tracked = await track(clipPath, geometry, options, Math.ceil(probe.headerDurationSec * geometry.fps));
   const facts = examine(tracked, geometry, options);
   const plan = choose(tracked, facts, geometry);
   options.onProgress?.({ stage: 'cutting', done: 0, total: plan.cuts.length });
@@ -196,13 +197,13 @@ interface Tracked {
 }
 
 /** Pass 1: the face and a thumbnail of every frame; the clip's decoded length checked. */
-async function track(path: string, geometry: ClipGeometry, options: PrepareVideoFaceOptions): Promise<Tracked> {
+async function track(path: string, geometry: ClipGeometry, options: PrepareVideoFaceOptions, headerFrames: number): Promise<Tracked> {
   const maxSeconds = options.maxSeconds ?? MAX_CLIP_SECONDS;
   const maxFrames = Math.ceil(maxSeconds * geometry.fps);
   const tracker = new FaceTracker(geometry.width, geometry.height);
   const points: (Float32Array | undefined)[] = [];
   const thumbs: Uint8Array[] = [];
-  const estimate = maxFrames;
+  const estimate = headerFrames > 0 ? Math.min(headerFrames, maxFrames) : maxFrames;
   for await (const frame of decodeClip(path, { geometry, maxFrames: maxFrames + 1, signal: options.signal }, options.binaries)) {
     if (frame.index >= maxFrames) {
       frame.release();
@@ -212,7 +213,7 @@ async function track(path: string, geometry: ClipGeometry, options: PrepareVideo
     points.push(face?.points);
     thumbs.push(lumaThumb(frame.pixels, geometry.width, geometry.height));
     frame.release();
-    if (frame.index % 25 === 0) options.onProgress?.({ stage: 'tracking', done: frame.index + 1, total: estimate });
+    if (frame.index % 25 === 0) options.onProgress?.({ stage: 'tracking', done: frame.index + 1, total: Math.max(estimate, frame.index + 1) });
   }
   const minSeconds = options.minSeconds ?? MIN_CLIP_SECONDS;
   if (points.length < minSeconds * geometry.fps) {
@@ -434,11 +435,7 @@ function mixPoints(a: Float32Array, b: Float32Array, w: number): Float32Array {
 /** The preview (the prepared clip's first frame, whole) and the thumbnail (the face, 128 × 128). */
 async function writeStills(frame: Uint8Array, points: Float32Array, geometry: ClipGeometry, previewPath: string, thumbnailPath: string): Promise<void> {
   const { width, height } = geometry;
-  const canvas = createCanvas(width, height);
-  const ctx = canvas.getContext('2d');
-  const image = ctx.createImageData(width, height);
-  image.data.set(yuvBoxToRgba(frame, width, height, { x0: 0, y0: 0, x1: width, y1: height }));
-  ctx.putImageData(image, 0, 0);
+  const canvas = yuvFrameCanvas(frame, width, height);
   await writePng(canvas, previewPath);
   const landmarks = {
     imageWidth: width,

@@ -3,6 +3,7 @@
  * rendering a job's video ({@link renderVideoAvatarJob}), each in a pooled child process (video-worker.ts) unless
  * told otherwise; the host's event loop only passes messages.
  */
+import type { VideoAvatarPreparer } from '../../domain/engines.js';
 import { resolveEncoderBinaries, type EncoderBinaries } from '../media/encode-video.js';
 import { inChildProcess } from '../workers/child.js';
 import { childModule } from '../workers/child-module.js';
@@ -73,4 +74,26 @@ export async function renderVideoAvatarJob(options: RenderVideoAvatarJobOptions)
     return renderVideoAvatar({ ...rest, binaries, signal, onFrame });
   }
   await workers.run({ kind: 'render', ...rest, binaries }, { signal, onEvent: (event) => (event.kind === 'render' ? onFrame?.(event.done) : undefined) });
+}
+
+/**
+ * The built-in {@link VideoAvatarPreparer}: {@link prepareVideoAvatar} in the video avatar child, its progress as
+ * frames of the current pass (tracking, cutting, rendering).
+ */
+export function createVideoAvatarPreparer(options: { binaries?: EncoderBinaries; encoder?: PrepareVideoAvatarOptions['encoder'] } = {}): VideoAvatarPreparer {
+  return {
+    async prepare(clipPath, outputDir, { signal, onProgress, minSeconds, maxSeconds }) {
+      const prepared = await prepareVideoAvatar({
+        clipPath,
+        outputDir,
+        binaries: options.binaries,
+        encoder: options.encoder,
+        minSeconds,
+        maxSeconds,
+        signal,
+        onProgress: (p) => onProgress?.(p.done, p.total),
+      });
+      return { face: prepared.face, previewPath: prepared.previewPath, thumbnailPath: prepared.thumbnailPath };
+    },
+  };
 }

@@ -9,21 +9,24 @@ export interface AvatarSourceFields {
   asset: string;
 }
 
-/** The files of an avatar's assets: its idle clip, preview and thumbnail. */
+/** The files of an avatar's assets: its idle clip, preview and thumbnail (and a video avatar's face data and atlas). */
 export type AssetOutputs = { [N in keyof PhotoAvatarAssets]: OutputFile };
 
 /**
  * One way of making avatars: what an avatar of this kind is made from (`S`, its source), how its assets are made
  * (the engine call of its `avatarPrepare` job), how lip-sync animates it, and which files of its source it owns.
- * Built in: `catalogue` (a drawn definition) and `photo` (a portrait and its face); one entry each in
+ * Built in: `catalogue` (a drawn definition), `photo` (a portrait and its face) and `video` (a person's clip); one entry each in
  * `asset-kinds/registry.ts`.
  */
 export interface AvatarAssetKind<S extends AvatarSourceFields = AvatarSourceFields> {
   readonly asset: S['asset'];
   /** Renders the idle clip, preview and thumbnail of an avatar made from `source` into the job's work folder. */
   render(source: S, context: KindRunContext): Promise<AssetOutputs>;
-  /** What lip-sync needs to animate an avatar made from `source` (its files made local with `localFile`). */
-  lipSync(source: S, localFile: LocalFile): Promise<LipSyncSubject>;
+  /**
+   * What lip-sync needs to animate an avatar made from `source` (its files made local with `localFile`), and its
+   * assets once made (a video avatar animates with its prepared files).
+   */
+  lipSync(source: S, localFile: LocalFile, assets?: PhotoAvatarAssets): Promise<LipSyncSubject>;
   /** The files of `source` that the avatar owns: kept while it lives, deleted with it. */
   ownedBlobs(source: S): BlobRef[];
 }

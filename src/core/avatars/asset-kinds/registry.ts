@@ -1,16 +1,18 @@
 import type { AvatarAssetKind, AvatarSourceFields } from './asset-kind.js';
 import { catalogueAssets } from './catalogue.js';
 import { photoAssets } from './photo.js';
+import { videoAssets } from './video.js';
 
 /** A table of asset kinds keyed by their `asset`: the type checks that every key is its entry's name. */
 function assetKindTable<T extends { [K in keyof T]: AvatarAssetKind & { readonly asset: K } }>(table: T): T {
   return table;
 }
 
-/** The ways avatars are made: one line each (a video avatar kind is one more). */
+/** The ways avatars are made: one line each. */
 export const ASSET_KINDS = assetKindTable({
   catalogue: catalogueAssets,
   photo: photoAssets,
+  video: videoAssets,
 });
 
 /** What any avatar is made from: the source of one of {@link ASSET_KINDS}. */

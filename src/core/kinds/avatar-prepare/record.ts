@@ -35,8 +35,8 @@ export function avatarPrepareJob(fields: { uid: string; owner: string; source: A
   };
 }
 
-/** The fixed blob ids of an `avatarPrepare` job's assets. */
+/** The fixed blob ids of an `avatarPrepare` job's assets (a video avatar's face data and atlas too). */
 export function preparedAssetIds(job: Pick<AvatarPrepareJob, 'uid' | 'input'>): Record<keyof PhotoAvatarAssets, string> {
   const prefix = job.input.assetPrefix ?? `avatar-${job.uid}`;
-  return { thumbnail: `${prefix}-thumbnail`, preview: `${prefix}-preview`, video: `${prefix}-video` };
+  return { thumbnail: `${prefix}-thumbnail`, preview: `${prefix}-preview`, video: `${prefix}-video`, face: `${prefix}-face`, atlas: `${prefix}-atlas` };
 }
