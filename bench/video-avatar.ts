@@ -221,6 +221,14 @@ async function benchClip(clip: { name: string; path: string }, speech: Speech, s
     }
     last = { output: output.slice(), source: source.slice() };
   }
+  // The uploaded clip's own step at the join (its frames start − 1 and start): what the join shows, but for coding noise.
+  let sourceJoin = 0;
+  let before: Uint8Array | undefined;
+  for await (const frame of decodeClip(clip.path, { geometry: { width: data.width, height: data.height, fps }, maxFrames: data.source.startFrame + 1 }, binaries)) {
+    if (frame.index === data.source.startFrame - 1) before = frame.pixels.slice();
+    if (frame.index === data.source.startFrame && before) sourceJoin = changeInside(frame.pixels, before, data.width, whole);
+    frame.release();
+  }
   emit({
     bench: 'video-avatar',
     scenario: 'stability',
@@ -229,6 +237,7 @@ async function benchClip(clip: { name: string; path: string }, speech: Speech, s
     loopJoinStep: round(join_),
     medianStep: round(median(wholeSteps)),
     loopJoinVsMedianStep: round(join_ / median(wholeSteps)),
+    sourceStepAtJoin: round(sourceJoin),
     target: 'lowerFaceStepVsSource <= 1.2, loopJoinVsMedianStep <= 1',
   });
 }
