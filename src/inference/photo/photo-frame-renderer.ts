@@ -7,15 +7,11 @@ import { idlePoseFor } from '../avatar/idle-motion.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import { coverCrop } from '../render/background.js';
 import { paintEyelids } from './eyelids.js';
-import { buildFaceMesh, type FaceMesh } from './face-mesh.js';
+import type { FaceMesh } from './face-mesh.js';
 import { moveFace, type FaceMotion } from './face-motion.js';
-import { samplePalette, type FacePalette } from './face-palette.js';
-import { warpMesh } from './mesh-warp.js';
-import { paintMouthInterior } from './mouth-interior.js';
-import { readPhotoMouth, type PhotoMouth } from './photo-mouth.js';
-import { fitInnerLips } from './inner-lips.js';
-import { paintLipSeam } from './lip-seam.js';
-import { toothTest } from './tooth-test.js';
+import type { FacePalette } from './face-palette.js';
+import { drawMovedMouth, mouthModel, type MouthModel } from './mouth-model.js';
+import type { PhotoMouth } from './photo-mouth.js';
 import { loadCheckedImage } from '../image/load-image.js';
 
 /** Decodes a photo avatar's photo; a file that does not decode fails with `the avatar's photo could not be decoded: …`. */
@@ -73,6 +69,7 @@ export class PhotoFrameRenderer {
   private readonly open: Float64Array;
   /** The photo's own mouth: its teeth, taken for the open mouth. */
   readonly photoMouth: PhotoMouth;
+  private readonly model: MouthModel;
   /** The head motion's scale: 1, or less for a face larger than {@link MOTION_IOD_SHARE} allows. */
   private readonly headMotion: number;
 
@@ -98,14 +95,8 @@ export class PhotoFrameRenderer {
     const fy = image.height / landmarkSize.height;
     const points = landmarks.map(([x, y]) => [(x * fx - crop.sx) * scale, (y * fy - crop.sy) * scale] as FacePoint);
     const { width, height, base } = this;
-    const detected = buildFaceMesh(points, width, height);
-    const lip = samplePalette(base, width, height, detected.rest, detected.axes).lip;
-    // A photo that shows its teeth: its inner lip points go onto the lips' real edge (see fitInnerLips).
-    const teeth = toothTest(base, width, height, detected.rest, lip);
-    const fitted = teeth && fitInnerLips(base, width, height, points, teeth);
-    this.mesh = fitted ? buildFaceMesh(fitted.points, width, height, fitted.between) : detected;
-    this.palette = samplePalette(base, width, height, this.mesh.rest, this.mesh.axes, teeth?.teeth);
-    this.photoMouth = readPhotoMouth(base, width, height, this.mesh.rest, { upper: this.mesh.innerUpper, lower: this.mesh.innerLower }, teeth);
+    this.model = mouthModel(base, width, height, points);
+    ({ mesh: this.mesh, palette: this.palette, photoMouth: this.photoMouth } = this.model);
     this.headMotion = Math.min(1, (MOTION_IOD_SHARE * Math.min(this.width, this.height)) / this.mesh.axes.iod);
     this.moved = new Float64Array(this.mesh.count * 2);
     this.open = new Float64Array(this.mesh.count * 2);
@@ -123,25 +114,7 @@ export class PhotoFrameRenderer {
     const { width, height, mesh, base } = this;
     const motion = this.motionAt(frameIndex, mouth);
     target.set(base);
-    moveFace(mesh, motion, this.moved);
-    warpMesh(base, target, width, height, mesh.triangles, mesh.rest, this.moved);
-    // At rest the warp already holds the photo's own inside; an opening or closing mouth gets its inside drawn.
-    if (motion.open > 0 || motion.closed > 0 || motion.teeth > 0) {
-      paintMouthInterior(target, width, height, {
-        points: this.moved,
-        mouthWidth: mesh.axes.mouthWidth,
-        palette: this.palette,
-        teeth: motion.teeth,
-        alpha: 1,
-        upper: mesh.innerUpper,
-        lower: mesh.innerLower,
-        photo: this.photoMouth,
-      });
-    }
-    const { test } = this.photoMouth;
-    if (test && motion.closed > 0) {
-      paintLipSeam(target, width, height, { points: this.moved, upper: mesh.innerUpper, lower: mesh.innerLower, mouthWidth: mesh.axes.mouthWidth, closed: motion.closed, test, lip: this.palette.lip });
-    }
+    drawMovedMouth(this.model, base, target, width, height, motion, this.moved);
     if (motion.blink >= 0.05) {
       moveFace(mesh, { ...motion, blink: 0 }, this.open);
       paintEyelids(target, width, height, this.open, this.moved, this.palette.lids, motion.blink, mesh.axes.iod);

@@ -4,9 +4,7 @@
  * seamlessly (seamless-blend.ts) inside the blend ring with a soft edge, and only the pixels that changed are written
  * back. Scratch buffers are kept between frames.
  */
-import type { FacePalette } from '../photo/face-palette.js';
 import { warpMesh } from '../photo/mesh-warp.js';
-import { paintMouthInterior } from '../photo/mouth-interior.js';
 import { drawnPoints, evenBox, jawWarp, patchGeometry, rasterRing, type PatchGeometry } from './lower-face.js';
 import { blendSeamless } from './seamless-blend.js';
 import { writeRgbaBox, yuvBoxToRgba, type PixelBox } from './yuv-pixels.js';
@@ -26,8 +24,6 @@ export interface PatchOptions {
   key?: object;
   /** The entry's lips moved (68 points in its pixels). */
   lips?: ArrayLike<number>;
-  /** Paint an inside between the lips, in these colours. */
-  paint?: { palette: FacePalette; teeth: number };
 }
 
 /** The soft edge inside the blend ring, in eye distances. */
@@ -51,8 +47,7 @@ export class PatchRenderer {
    * Draws `entry`'s lower face into `frame` (yuv420p, `width × height`) whose face's 68 points are `framePoints`;
    * returns the rectangle it may have changed and the face's points as drawn (see `drawnPoints`). `options.key` names
    * the entry for the mesh's triangles (default `entry`); `options.lips` moves the entry's lips on the way (68 points
-   * in the entry's pixels, see `patchGeometry`); `options.paint` paints an inside between the moved lips (a mouth the
-   * entry does not open as wide).
+   * in the entry's pixels, see `patchGeometry`).
    */
   draw(frame: Uint8Array, width: number, height: number, entry: EntryImage, framePoints: ArrayLike<number>, options: PatchOptions = {}): { box: PixelBox; points: Float32Array } {
     const lips = options.lips ?? entry.points;
@@ -76,15 +71,6 @@ export class PatchRenderer {
     // 2. The entry's mouth, warped to the frame's pose and blended in.
     const patch = this.patch.subarray(0, n * 4);
     warpMesh(entry.pixels, patch, bw, bh, geometry.triangles, geometry.rest, local(geometry.moved), { width: entry.width, height: entry.height });
-    if (options.paint) {
-      const inBox = new Float64Array(136);
-      for (let k = 0; k < 136; k += 2) {
-        inBox[k] = points[k]! - box.x0;
-        inBox[k + 1] = points[k + 1]! - box.y0;
-      }
-      const mouthWidth = Math.hypot(points[108]! - points[96]!, points[109]! - points[97]!);
-      paintMouthInterior(patch, bw, bh, { points: inBox, mouthWidth, palette: options.paint.palette, teeth: options.paint.teeth, alpha: 1 });
-    }
     this.masks(geometry, box, n);
     blendSeamless({
       width: bw,

@@ -11,7 +11,8 @@ import { videoFaceSchema, type AtlasEntry, type VideoFace, type VideoFaceData } 
 import type { MouthShape } from '../lipsync/mouth.js';
 import { buildFaceMesh, type FaceMesh } from '../photo/face-mesh.js';
 import { moveFace, type FaceMotion } from '../photo/face-motion.js';
-import { samplePalette, type FacePalette } from '../photo/face-palette.js';
+import type { FacePalette } from '../photo/face-palette.js';
+import { drawMovedMouth, mouthModel, type MouthModel } from '../photo/mouth-model.js';
 import { readAtlas } from './atlas-image.js';
 import type { FrameMapping } from './decode-clip.js';
 import { facePoints, facePose } from './face-geometry.js';
@@ -36,7 +37,8 @@ export interface AtlasEntryImage {
   data: AtlasEntry;
   image: EntryImage;
   mesh?: FaceMesh;
-  palette?: FacePalette;
+  /** The photo renderer's model of its mouth, for a shape drawn from it. */
+  model?: MouthModel;
 }
 
 type Entry = AtlasEntryImage;
@@ -50,6 +52,7 @@ export class VideoFrameRenderer {
   private readonly neutral: Entry[];
   private last: { frame: number; entry: number } = { frame: -2, entry: -1 };
   private openPalette: Partial<FacePalette> | undefined;
+  private drawn = new Uint8Array(0);
   /** Where each frame's mouth came from, frame by frame (the last {@link drawInto}). */
   lastSource: MouthSource = 'rest';
 
@@ -114,9 +117,13 @@ export class VideoFrameRenderer {
     const base = chosen ?? this.nearestNeutral(pose);
     this.last = { frame: index, entry: chosen ? this.entries.indexOf(chosen) : -1 };
     this.lastSource = real ? 'atlas' : 'synthesized';
-    const lips = this.lipsFor(base, target);
-    const paint = real ? undefined : { palette: { ...this.paletteOf(base), ...this.clipPalette() }, teeth: Math.max(0, target.teeth - base.data.shape.teeth) };
-    this.patch.draw(frame, this.width, this.height, base.image, points, { key: base.image, lips, paint });
+    if (real) {
+      this.patch.draw(frame, this.width, this.height, base.image, points, { key: base.image, lips: this.lipsFor(base, target) });
+      return;
+    }
+    // A shape the clip lacks: the neutral mouth opened and its inside drawn as a photo avatar's (its own teeth where it
+    // shows them), on its crop, then drawn like an atlas mouth.
+    this.patch.draw(frame, this.width, this.height, this.drawnMouth(base, target), points, { key: base.image });
   }
 
   /**
@@ -145,15 +152,14 @@ export class VideoFrameRenderer {
     return best;
   }
 
-  /** The teeth, cavity and tongue colours of the clip's most open mouth when it shows its teeth; none otherwise. */
+  /** The teeth, cavity and tongue colours of the clip's most open mouth when it opens wide; none otherwise. */
   private clipPalette(): Partial<FacePalette> {
     if (this.openPalette !== undefined) return this.openPalette;
     const open = [...this.entries].sort((a, b) => b.data.shape.open - a.data.shape.open)[0];
     this.openPalette = {};
     if (open && open.data.shape.open > 0.25) {
       const { image } = open;
-      const mesh = buildFaceMesh(facePoints(image.points), image.width, image.height);
-      const palette = samplePalette(image.pixels, image.width, image.height, mesh.rest, mesh.axes);
+      const { palette } = mouthModel(image.pixels, image.width, image.height, facePoints(image.points));
       this.openPalette = { teeth: palette.teeth, cavity: palette.cavity, tongue: palette.tongue };
     }
     return this.openPalette;
@@ -168,18 +174,7 @@ export class VideoFrameRenderer {
    * points only: the patch's warp carries the pixels there); the entry's own when they differ too little to show.
    */
   private lipsFor(entry: Entry, target: AtlasEntry['shape']): Float64Array {
-    const shape = entry.data.shape;
-    const motion: FaceMotion = {
-      open: target.open - shape.open,
-      width: target.width - shape.width,
-      round: target.round - shape.round,
-      closed: target.closed > 0.5 ? target.closed : 0,
-      teeth: Math.max(0, target.teeth - shape.teeth),
-      blink: 0,
-      rotation: 0,
-      shiftX: 0,
-      shiftY: 0,
-    };
+    const motion = motionBetween(entry.data.shape, target);
     const still = Math.abs(motion.open) + Math.abs(motion.width) + Math.abs(motion.round) + motion.teeth < 0.01 && motion.closed === 0;
     if (still) return entry.image.points;
     const mesh = this.meshOf(entry);
@@ -190,10 +185,37 @@ export class VideoFrameRenderer {
     return (entry.mesh ??= buildFaceMesh(facePoints(entry.image.points), entry.image.width, entry.image.height));
   }
 
-  private paletteOf(entry: Entry): FacePalette {
-    const mesh = this.meshOf(entry);
-    return (entry.palette ??= samplePalette(entry.image.pixels, entry.image.width, entry.image.height, mesh.rest, mesh.axes));
+  /** `entry`'s crop with its mouth moved to `target` by the photo renderer's model and its inside drawn. */
+  private drawnMouth(entry: Entry, target: AtlasEntry['shape']): EntryImage {
+    const { image } = entry;
+    const model = (entry.model ??= mouthModel(image.pixels, image.width, image.height, facePoints(image.points)));
+    const motion = motionBetween(entry.data.shape, target);
+    motion.open = Math.max(0, motion.open);
+    if (this.drawn.length < image.pixels.length) this.drawn = new Uint8Array(image.pixels.length);
+    const pixels = this.drawn.subarray(0, image.pixels.length);
+    pixels.set(image.pixels);
+    const moved = new Float64Array(model.mesh.count * 2);
+    drawMovedMouth(model, image.pixels, pixels, image.width, image.height, motion, moved, { ...model.palette, ...this.clipPalette() });
+    return { pixels, width: image.width, height: image.height, points: moved.slice(0, 136) };
   }
+}
+
+/**
+ * The photo avatars' motion (`moveFace`) that takes a mouth measured as `from` to `to`: the differences of the
+ * opening, spread and rounding, the lips closed when `to` closes them, the lower lip under the teeth by what `to` adds.
+ */
+function motionBetween(from: AtlasEntry['shape'], to: AtlasEntry['shape']): FaceMotion {
+  return {
+    open: to.open - from.open,
+    width: to.width - from.width,
+    round: to.round - from.round,
+    closed: to.closed > 0.5 ? to.closed : 0,
+    teeth: Math.max(0, to.teeth - from.teeth),
+    blink: 0,
+    rotation: 0,
+    shiftX: 0,
+    shiftY: 0,
+  };
 }
 
 /** Whether `mouth` is the resting mouth (closed, every other parameter near 0). */
