@@ -135,7 +135,7 @@ async function main(): Promise<void> {
 
     log(`photo avatar from ${relative(ROOT, PORTRAIT)}…`);
     await page.locator('summary', { hasText: 'Create an avatar from a photo' }).click();
-    await page.getByLabel('Photo (JPEG, PNG or WebP)').setInputFiles(PORTRAIT);
+    await page.getByLabel('Photo or video').setInputFiles(PORTRAIT);
     await page.getByLabel('Name (optional)').fill(PHOTO_NAME);
     await page.getByRole('button', { name: 'Create avatar' }).click();
     await page.locator('#photo-status[data-tone="ok"], #photo-status[data-tone="error"]').waitFor({ timeout: JOB_TIMEOUT_MS });

@@ -225,11 +225,11 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   // Create an avatar from a photo: a landscape is refused with the service's reason; a portrait is prepared,
   // previewed, and selected in the picker for the next video.
   await page.locator('summary', { hasText: 'Create an avatar from a photo' }).click();
-  await page.getByLabel('Photo (JPEG, PNG or WebP)').setInputFiles(landscape);
+  await page.getByLabel('Photo or video').setInputFiles(landscape);
   await page.getByRole('button', { name: 'Create avatar' }).click();
   await page.locator('#photo-status[data-tone="error"]').waitFor({ timeout: 30_000 });
   assert.match(await page.locator('#photo-status').innerText(), /no face/);
-  await page.getByLabel('Photo (JPEG, PNG or WebP)').setInputFiles(portrait);
+  await page.getByLabel('Photo or video').setInputFiles(portrait);
   await page.getByLabel('Name (optional)').fill('My portrait');
   await page.getByRole('button', { name: 'Create avatar' }).click();
   await page.locator('#photo-status[data-tone="ok"]').waitFor({ timeout: 60_000 });
