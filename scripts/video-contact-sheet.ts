@@ -20,12 +20,12 @@ import { decodeClip } from '../src/inference/video/decode-clip.js';
 import { facePose } from '../src/inference/video/face-geometry.js';
 import { prepareVideoAvatar } from '../src/inference/video/video-avatars.js';
 import { VideoFrameRenderer } from '../src/inference/video/video-frame-renderer.js';
+import { VIDEO_VISEMES as VISEMES } from '../src/domain/avatar/video-face.js';
 import { yuvFrameCanvas } from '../src/inference/video/yuv-canvas.js';
 import { pausedSpeech } from '../test/lipsync/real-speech.js';
 import { clmtrackrClip, portraitClip } from '../test/video/helpers.js';
 
 const run = promisify(execFile);
-const VISEMES = ['X', 'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H'] as const;
 const TILE = 168;
 const POSTERS = 12;
 
