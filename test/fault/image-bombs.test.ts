@@ -15,7 +15,7 @@ import { assertError } from '../helpers/checks.js';
 import { firstAvatarId } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
 import { divergentJpeg, zeroPng } from '../helpers/image-bombs.js';
-import { mb, watchRss } from '../helpers/process-rss.js';
+import { withinRss } from '../helpers/process-rss.js';
 
 const h = useHarness();
 
@@ -53,14 +53,7 @@ for (const adapter of ADAPTERS) {
     after(() => app?.close());
 
     /** Runs `request` while sampling memory; asserts the bound and returns its answer. */
-    async function bounded<T>(what: string, request: () => Promise<T>): Promise<T> {
-      const rss = watchRss();
-      const answer = await request();
-      const { growth } = rss.stop();
-      console.log(`${adapter}, ${what}: resident memory of the server and its children grew ${mb(growth)}`);
-      assert.ok(growth < RSS_BOUND, `${what}: resident memory grew ${mb(growth)}, more than ${mb(RSS_BOUND)}`);
-      return answer;
-    }
+    const bounded = <T>(what: string, request: () => Promise<T>): Promise<T> => withinRss(`${adapter}, ${what}`, RSS_BOUND, request);
 
     it('refuses the divergent-header JPEG (13000 × 13000) as an upload and as imageUrl', async () => {
       const uploaded = await bounded('divergent JPEG upload', () => app.http.post('/v2/avatar').set('key', KEYS.a).attach('file', join(h.fixtures.dir, 'divergent.jpg')));

@@ -2,6 +2,7 @@
  * Resident memory of this process and every process it started (worker threads count in their process; child
  * processes, such as ffprobe or a pool's children, in their own), sampled while a test runs.
  */
+import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** VmRSS of `pid` in bytes (0 once it has gone). */
@@ -65,6 +66,19 @@ export function watchRss(everyMs = 20): RssWatch {
       return { baseline, peak, growth: peak - baseline };
     },
   };
+}
+
+/**
+ * Runs `work` while sampling {@link treeRss}, logs the growth and asserts it stays under `bound` bytes; returns
+ * what `work` resolved with.
+ */
+export async function withinRss<T>(what: string, bound: number, work: () => Promise<T>): Promise<T> {
+  const rss = watchRss();
+  const result = await work();
+  const { growth } = rss.stop();
+  console.log(`${what}: resident memory of the server and its children grew ${mb(growth)}`);
+  assert.ok(growth < bound, `${what}: resident memory grew ${mb(growth)}, more than ${mb(bound)}`);
+  return result;
 }
 
 /** Bytes as MB, for messages. */

@@ -28,7 +28,7 @@ const INPUT_CODES: Record<Exclude<InputErrorCode | UploadErrorCode, 'too_large'>
   not_audio: 'the input has no audio stream, or no audio could be decoded from it (decided by content, not file name)',
   not_image: `a photo (\`POST /v2/avatar\`) or \`backgroundUrl\` that is not a single JPEG, PNG or WebP still image, or has more than ${megapixels} megapixels (\`MAX_IMAGE_PIXELS\`, read from its header the way the decoder reads it, see docs/faults.md; the message gives the size and the limit)`,
   not_video:
-    '`POST /v2/avatar` with a clip (a multipart `file` that is not an image, or `videoUrl`) that is not a readable video: sound only, a still image, a corrupt file (decided by content)',
+    '`POST /v2/avatar` with a clip (a multipart `file` that is not an image, or `videoUrl`) that is not a readable video: sound only, a still image, a corrupt file (decided by content), or frames over 4096×2160 pixels (`MAX_DECODED_FRAME_PIXELS`, enforced by the decoder, see docs/faults.md; the message gives the size and the limit)',
   unsupported_format: "a separation input whose container is not mp3, wav, mp4 or mov (decided by content, not file name)",
   too_long:
     "a video avatar's clip lasts longer than `limits.maxAvatarVideoSec` (300 s); or the audio lasts longer than its limit (`limits.maxAvatarAudioSec`, 5 minutes; `limits.maxSeparationSec`) **when decoded**: the header's duration is not trusted; up to 0.5 s over is accepted and cut to the limit. The message gives the decoded length (or \"more than\" the limit, when decoding stopped past it), the limit and the option that sets it",

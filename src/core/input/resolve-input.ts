@@ -9,10 +9,12 @@ import { blobToLocalFile, localPathReader } from '../../storage/blob-files.js';
 import { FsBlobStore } from '../../storage/fs-blob-store.js';
 import { OwnedDirs } from '../../storage/owned-dirs.js';
 import {
+  frameTooLargeMessage,
   MediaProbeError,
   MediaProcessError,
   measureAudioDuration,
   probeMedia,
+  refusedFrameSize,
   type MediaBinaries,
   type MediaProbe,
 } from '../../inference/media/index.js';
@@ -212,6 +214,8 @@ export class InputResolver {
       if (!(error instanceof MediaProbeError)) throw error;
       const code = opts.kind === 'audio' ? 'not_audio' : opts.kind === 'video' ? 'not_video' : 'not_image';
       const what = opts.kind === 'audio' ? 'audio or video' : opts.kind === 'video' ? 'video' : 'image';
+      const frame = refusedFrameSize(error);
+      if (frame) throw new InputError(code, frameTooLargeMessage('the file', frame.width, frame.height), { cause: error });
       throw new InputError(code, `the file is not a readable ${what} file`, { cause: error });
     }
   }

@@ -12,6 +12,7 @@ export { encodeAudio } from './encode-audio.js';
 export type { EncodeAudioOptions } from './encode-audio.js';
 export { SAMPLE_CLOCK_FILTER, decodedDurationCap, decodedDurationTrim } from './duration-cap.js';
 export { MediaBinaryError, MediaProbeError, MediaProcessError } from './errors.js';
+export { MAX_DECODED_FRAME_PIXELS, frameTooLargeMessage, refusedFrameSize } from './frame-limit.js';
 export type { MediaTool } from './errors.js';
 export { measureAudioDuration } from './measure-duration.js';
 export type { MeasureDurationOptions } from './measure-duration.js';

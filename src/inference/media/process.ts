@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { MediaProcessError, type MediaTool } from './errors.js';
+import { decodeBounds } from './frame-limit.js';
 
 /**
  * Demuxers ffmpeg/ffprobe may use on untrusted input. Playlist and script demuxers (hls, dash, concat, ...) are
@@ -16,11 +17,11 @@ export const SAFE_DEMUXERS: readonly string[] = [
 
 /**
  * ffmpeg/ffprobe input options for an untrusted local file: only the `file` protocol and
- * {@link SAFE_DEMUXERS}, followed by `-i file:<path>` (the `file:` prefix stops a path from being read as
- * another protocol or an option).
+ * {@link SAFE_DEMUXERS}, its decoders bounded (no frame over `MAX_DECODED_FRAME_PIXELS`, see frame-limit.ts),
+ * followed by `-i file:<path>` (the `file:` prefix stops a path from being read as another protocol or an option).
  */
 export function untrustedFileInput(path: string): string[] {
-  return ['-protocol_whitelist', 'file', '-format_whitelist', SAFE_DEMUXERS.join(','), '-i', `file:${path}`];
+  return ['-protocol_whitelist', 'file', '-format_whitelist', SAFE_DEMUXERS.join(','), ...decodeBounds(), '-i', `file:${path}`];
 }
 
 /** A running ffmpeg/ffprobe. */

@@ -5,6 +5,7 @@
  */
 import type { MediaBinaries } from '../media/binaries.js';
 import { MediaProcessError } from '../media/errors.js';
+import { frameTooLargeMessage, MAX_DECODED_FRAME_PIXELS, refusedFrameSize } from '../media/frame-limit.js';
 import { probeMedia } from '../media/probe.js';
 import { VideoAvatarError } from './errors.js';
 
@@ -37,7 +38,8 @@ const STILL_FORMATS = /^(image2|png_pipe|jpeg_pipe|webp_pipe|bmp_pipe|tiff_pipe|
 /**
  * Probes the clip at `path`.
  * @throws VideoAvatarError `not_video` when it is not a readable file with a moving video stream (audio only, a
- *   still image, a corrupt file).
+ *   still image, a corrupt file), or its frames have more than `MAX_DECODED_FRAME_PIXELS` (as the header says, or
+ *   as ffprobe's decoder found them; every later decode refuses such frames too, see frame-limit.ts).
  */
 export async function probeClip(path: string, binaries: MediaBinaries, signal?: AbortSignal): Promise<ClipProbe> {
   let probe: Awaited<ReturnType<typeof probeMedia>>;
@@ -46,6 +48,8 @@ export async function probeClip(path: string, binaries: MediaBinaries, signal?: 
   } catch (error) {
     signal?.throwIfAborted();
     if (error instanceof MediaProcessError && error.cause !== undefined) throw error; // ffprobe did not start
+    const refusedFrame = refusedFrameSize(error);
+    if (refusedFrame) throw new VideoAvatarError('not_video', frameTooLargeMessage('the clip', refusedFrame.width, refusedFrame.height), { cause: error });
     throw new VideoAvatarError('not_video', 'the file is not a video that can be read: send a clip of the person (MP4, MOV, WebM or MKV)', { cause: error });
   }
   const { video } = probe;
@@ -53,6 +57,7 @@ export async function probeClip(path: string, binaries: MediaBinaries, signal?: 
     const what = probe.audio ? 'it has sound only' : 'it holds no moving picture';
     throw new VideoAvatarError('not_video', `the file is not a video: ${what}; send a clip of the person (MP4, MOV, WebM or MKV)`);
   }
+  if (video.width * video.height > MAX_DECODED_FRAME_PIXELS) throw new VideoAvatarError('not_video', frameTooLargeMessage('the clip', video.width, video.height));
   const turned = video.rotation === 90 || video.rotation === 270;
   return {
     codec: video.codec,
