@@ -1,13 +1,14 @@
 /**
- * The demo page in a real browser (Debian's Chromium driven by playwright-core): key, avatar, upload,
- * video job until `completed`, the video plays; a failing job shows its reason; a separation gives two
- * audio players; earlier jobs are a compact list (newest first, a small poster each, 6 a page with
- * previous/next) and only the current job has a player; the page fits a 375 px screen.
+ * The demo page in a real browser (Debian's Chromium driven by playwright-core): key, avatar, an avatar from a
+ * photo and one from a video clip, upload, video job until `completed`, the video plays; a failing job shows its
+ * reason; a separation gives two audio players; earlier jobs are a compact list (newest first, a small poster each,
+ * 6 a page with previous/next) and only the current job has a player; the page fits a 375 px screen.
  *
  * Needs /usr/bin/chromium (Debian: `apt-get install chromium`), ffmpeg and espeak-ng.
  *
  * The engines are stand-ins (test/browser/engine-doubles.ts) so that this tests the page whatever the
- * state of the built-in engines. DEMO_TEST_ENGINES=built-in uses the built-in lip-sync and separation
+ * state of the built-in engines; the video avatar is prepared by the built-in preparer (a 4 s clip of a real
+ * portrait, test/video/helpers.ts). DEMO_TEST_ENGINES=built-in uses the built-in lip-sync and separation
  * instead; allow for their run time. The README's screenshot is taken by scripts/demo-screenshot.ts.
  */
 import { test } from 'node:test';
@@ -26,6 +27,8 @@ import { VirtualAnchorClient } from '../../src/client/index.js';
 import { demoPage } from '../../examples/demo-page.js';
 import { buildWeb } from '../../scripts/build-web.js';
 import { CHROMIUM, launchChromium } from '../../scripts/chromium.js';
+import { resolveMediaBinaries } from '../../src/inference/media/index.js';
+import { portraitClip } from '../video/helpers.js';
 import { FilterSeparationDouble, ShapeFaceDetectorDouble, StillPhotoRendererDouble, WaveformLipSyncDouble } from './engine-doubles.js';
 
 const KEY = 'demo-test-key';
@@ -97,7 +100,7 @@ async function untilFinal(job: Locator, timeout: number): Promise<void> {
   if (status !== 'completed') assert.fail(`the job ended in ${status}: ${await job.innerText()}`);
 }
 
-test('demo page: key, avatar, avatar from a photo, upload, video job until completed and playing, failure reason, separation, phone width', { timeout: builtIn ? 900_000 : 300_000 }, async (t) => {
+test('demo page: key, avatar, avatar from a photo and from a video, upload, video job until completed and playing, failure reason, separation, phone width', { timeout: builtIn ? 900_000 : 300_000 }, async (t) => {
   try {
     await access(CHROMIUM);
   } catch {
@@ -121,9 +124,12 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   // A portrait (upright: the detector double finds a face) and a landscape (wide: no face).
   const portrait = join(work, 'my-portrait.png');
   const landscape = join(work, 'landscape.png');
+  // A short clip of a real person, upright (the detector double finds a face in its frame at creation).
+  const clip = join(work, 'my-clip.mp4');
   const ffmpegPath = process.env.FFMPEG_PATH ?? 'ffmpeg';
   const [root] = await Promise.all([
     buildWeb(join(work, 'page')),
+    resolveMediaBinaries().then((binaries) => portraitClip(binaries, clip, { seconds: 4, width: 288, height: 384 })),
     run(ffmpegPath, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=s=360x480', '-frames:v', '1', portrait]),
     run(ffmpegPath, ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=s=640x360', '-frames:v', '1', landscape]),
     run('espeak-ng', ['-s', '150', '-w', speech, 'Hello! I am your virtual anchor. This video was made from a recording uploaded in the browser.']),
@@ -240,6 +246,31 @@ test('demo page: key, avatar, avatar from a photo, upload, video job until compl
   assert.equal(await page.getByRole('radio', { name: 'My portrait' }).isChecked(), true);
   assert.equal(await page.locator('#avatar-preview-name').innerText(), 'My portrait');
   assert.equal(await cards.count(), names.length + 1, 'the photo avatar is listed with the catalogue');
+
+  // Create an avatar from a video clip: prepared by the built-in preparer, previewed, listed and selected; its
+  // prepared clip plays in the picker's preview.
+  await page.getByLabel('Photo or video').setInputFiles(clip);
+  await page.getByLabel('Name (optional)').fill('My clip');
+  await page.getByRole('button', { name: 'Create avatar' }).click();
+  await page.locator('#photo-status[data-tone="ok"]').waitFor({ timeout: 120_000 });
+  assert.match(await page.locator('#photo-status').innerText(), /My clip is ready/);
+  await page.waitForFunction(() => (document.getElementById('photo-preview-image') as { naturalWidth: number }).naturalWidth > 0);
+  assert.equal(await page.getByRole('img', { name: 'Preview of My clip' }).count(), 1);
+  assert.equal(await page.getByRole('radio', { name: 'My clip' }).isChecked(), true);
+  assert.equal(await page.locator('#avatar-preview-name').innerText(), 'My clip');
+  assert.equal(await cards.count(), names.length + 2, 'the video avatar is listed too');
+  const clipPreview = await page.locator('#avatar-preview-video').evaluate((element: Media) =>
+    element.readyState >= 1 ? { width: element.videoWidth, duration: element.duration } : new Promise<{ width: number; duration: number }>((ok, fail) => {
+      element.addEventListener('loadedmetadata', () => ok({ width: element.videoWidth, duration: element.duration }), { once: true });
+      element.addEventListener('error', () => fail(new Error(element.error?.message)), { once: true });
+    }),
+  );
+  assert.equal(clipPreview.width, 288, `the picker previews the prepared clip at its size: ${JSON.stringify(clipPreview)}`);
+  assert.ok(clipPreview.duration > 1, `the prepared clip is a loop of the clip: ${JSON.stringify(clipPreview)}`);
+  // The video below is made with the photo avatar: pick it again.
+  await cards.filter({ hasText: 'My portrait' }).locator('label').click();
+  assert.equal(await page.getByRole('radio', { name: 'My portrait' }).isChecked(), true);
+  assert.equal(await page.locator('#avatar-preview-name').innerText(), 'My portrait');
   const chosen = 'My portrait';
 
   // A job that fails on purpose shows the reason the service gives.
