@@ -682,7 +682,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -811,7 +811,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -891,7 +891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -969,7 +969,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1058,7 +1058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1183,7 +1183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1264,7 +1264,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1356,7 +1356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1445,7 +1445,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1570,7 +1570,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1651,7 +1651,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1743,7 +1743,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1861,7 +1861,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */
@@ -1941,7 +1941,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Too many requests of this key are waiting: for a request slot, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
+            /** @description Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection. Codes: `too_many_requests`. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying */

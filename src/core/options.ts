@@ -399,7 +399,14 @@ export const optionsSchema = z
         v2RequestsPerKey: posInt
           .optional()
           .meta({ description: 'the same for /v2 (the spec does not state a limit for /v2)', defaultText: 'unlimited' }),
-        maxQueuedRequestsPerKey: z.number().int().min(0).default(32).describe('requests that may wait for a slot before 429'),
+        maxQueuedRequestsPerKey: z
+          .number()
+          .int()
+          .min(0)
+          .default(32)
+          .describe(
+            "requests that may wait for a slot before 429; also the checks of one key's input files (probe, the decode that measures audio, a clip's checks) that may wait for the host's two media command children, where keys take turns",
+          ),
       })
       .strict()
       .prefault({}),

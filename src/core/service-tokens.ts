@@ -47,6 +47,8 @@ export const SERVICES = {
   VideoAvatars: Symbol('virtual-anchor.service.VideoAvatars'),
   /** Where portraits wait for the face detector (`FairQueue`: keys take turns, `limits.maxQueuedPhotosPerKey`). */
   FaceDetections: Symbol('virtual-anchor.service.FaceDetections'),
+  /** Where input files' checks wait for the media command children (`FairQueue`: keys take turns, `concurrency.maxQueuedRequestsPerKey`). */
+  MediaChecks: Symbol('virtual-anchor.service.MediaChecks'),
   /** The avatars keys make (`OwnedAvatars`): their records, their preparations, their deletion. */
   OwnedAvatars: Symbol('virtual-anchor.service.OwnedAvatars'),
   OwnedAvatarSettings: Symbol('virtual-anchor.service.OwnedAvatarSettings'),

@@ -10,7 +10,9 @@ import { blobToLocalFile } from '../../storage/blob-files.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
 import type { MediaBinaries } from '../../inference/media/binaries.js';
 import { packetDurationSec, writeClipStill } from '../../inference/video/clip-check.js';
-import { normalisedGeometry, probeClip } from '../../inference/video/clip-probe.js';
+import { normalisedGeometry, probeClip, type ClipGeometry } from '../../inference/video/clip-probe.js';
+import type { FairQueue } from '../../queue/fair-queue.js';
+import { checksFull } from '../input/media-checks.js';
 import { asVideoAvatarError } from '../../inference/video/errors.js';
 import { ApiError } from '../errors.js';
 import type { ResolvedOptions } from '../options.js';
@@ -52,6 +54,8 @@ export class VideoAvatarService {
     @inject(TOKENS.Options) private readonly options: ResolvedOptions,
     @inject(SERVICES.WorkDirs) private readonly workDirs: OwnedDirs,
     @inject(TOKENS.Logger) private readonly logger: Logger,
+    /** Where the clip's checks wait for the media command children, keys in turn (see `mediaCheckQueue`). */
+    @inject(SERVICES.MediaChecks) private readonly checks: FairQueue,
   ) {}
 
   /** Whether video avatars can be created here (a face detector looks at the clip first). */
@@ -72,16 +76,10 @@ export class VideoAvatarService {
       workDir = await this.workDirs.create('video');
       const path = await blobToLocalFile(this.blobs, clip.blob.id, workDir, 'clip');
       if (!path) throw new Error(`the received clip ${clip.blob.id} is missing from the blob store`);
-      const probe = await probeClip(path, this.binaries).catch((error: unknown) => {
-        throw refusal(error, clip.field);
-      });
-      const geometry = normalisedGeometry(probe);
-      const { minAvatarVideoSec: min, maxAvatarVideoSec: max } = this.options.limits;
-      const seconds = await packetDurationSec(path, this.binaries);
-      if (seconds < min) throw refused('too_short', `the clip lasts ${seconds.toFixed(1)} s; a video avatar's clip lasts at least ${min} s (\`limits.minAvatarVideoSec\`; 30 s to 2 minutes are best)`, clip.field);
-      if (seconds > max + 0.5) throw refused('too_long', `the clip lasts ${seconds.toFixed(1)} s; a video avatar's clip lasts at most ${max} s (\`limits.maxAvatarVideoSec\`)`, clip.field);
       const still = join(workDir, 'still.png');
-      await writeClipStill(path, seconds * LOOK_AT, geometry, still, this.binaries);
+      const geometry = await this.checks.run(owner, () => this.checkClip(path, still, clip.field)).catch((error: unknown) => {
+        throw checksFull(error);
+      });
       await this.faces.findFace(owner, still, clip.field);
       // The received blob, or a copy of the owner's upload (which expires with the uploads), with a provisional expiry
       // until the avatar's record exists (creation clears it).
@@ -98,6 +96,24 @@ export class VideoAvatarService {
       }
       if (workDir) await rm(workDir, { recursive: true, force: true }).catch(() => undefined);
     }
+  }
+
+  /**
+   * The clip's own checks (a readable video, its length from its packets) and its frame at {@link LOOK_AT} written
+   * to `still`; resolves with the size and rate it is kept at.
+   * @throws ApiError 400 `not_video`, `too_short`, `too_long`.
+   */
+  private async checkClip(path: string, still: string, field: string): Promise<ClipGeometry> {
+    const probe = await probeClip(path, this.binaries).catch((error: unknown) => {
+      throw refusal(error, field);
+    });
+    const geometry = normalisedGeometry(probe);
+    const { minAvatarVideoSec: min, maxAvatarVideoSec: max } = this.options.limits;
+    const seconds = await packetDurationSec(path, this.binaries);
+    if (seconds < min) throw refused('too_short', `the clip lasts ${seconds.toFixed(1)} s; a video avatar's clip lasts at least ${min} s (\`limits.minAvatarVideoSec\`; 30 s to 2 minutes are best)`, field);
+    if (seconds > max + 0.5) throw refused('too_long', `the clip lasts ${seconds.toFixed(1)} s; a video avatar's clip lasts at most ${max} s (\`limits.maxAvatarVideoSec\`)`, field);
+    await writeClipStill(path, seconds * LOOK_AT, geometry, still, this.binaries);
+    return geometry;
   }
 }
 

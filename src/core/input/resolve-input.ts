@@ -24,6 +24,7 @@ import { checkDecodedDuration, checkMedia, decodeCapSec, type MediaRules } from 
 import { safeFetch } from './safe-fetch.js';
 import { tooLargeText } from './limit-text.js';
 import { parseUploadRef } from './upload-ref.js';
+import type { FairQueue } from '../../queue/fair-queue.js';
 
 /** Construction options of {@link InputResolver}. */
 export interface InputResolverOptions {
@@ -49,6 +50,11 @@ export interface InputResolverOptions {
    * per input, removed afterwards. Default: `virtual-anchor-input` in the OS temp folder.
    */
   scratchDirs?: OwnedDirs;
+  /**
+   * Where a file's checks wait for their turn, by key (see `mediaCheckQueue`); a full queue rejects with its
+   * `QueueFullError`. None: checks start at once.
+   */
+  checks?: FairQueue;
   /** Clock, for tests. */
   now?: () => Date;
 }
@@ -108,14 +114,14 @@ export class InputResolver {
       const blob = await this.upload(ref.blobId, owner, opts);
       // A store without local files: the upload is copied once into a scratch folder to be checked.
       const checked = local
-        ? await this.check(await local(blob.id), opts)
-        : await this.inScratch((dir) => blobToLocalFile(this.options.blobs, blob.id, dir, 'input').then((path) => this.check(path, opts)));
+        ? await this.checkInTurn(await local(blob.id), owner, opts)
+        : await this.inScratch((dir) => blobToLocalFile(this.options.blobs, blob.id, dir, 'input').then((path) => this.checkInTurn(path, owner, opts)));
       return { blob, ...checked, scratch: false };
     }
     if (!local) return this.downloadChecked(url, owner, opts);
     const blob = await this.download(url, this.options.blobs, owner, opts);
     try {
-      return { blob, ...(await this.check(await local(blob.id), opts)), scratch: true };
+      return { blob, ...(await this.checkInTurn(await local(blob.id), owner, opts)), scratch: true };
     } catch (error) {
       await this.discard(blob.id, error);
       throw error;
@@ -132,12 +138,18 @@ export class InputResolver {
       const staging = new FsBlobStore(dir);
       const staged = await this.download(url, staging, owner, opts);
       const path = await staging.localPath(staged.id);
-      const checked = await this.check(path, opts);
+      const checked = await this.checkInTurn(path, owner, opts);
       const info = await staging.stat(staged.id);
       if (!path || !info) throw new InputError('not_found', 'the file disappeared before it could be stored');
       const blob = await this.options.blobs.put(createReadStream(path), info.meta);
       return { blob, ...checked, scratch: true };
     });
+  }
+
+  /** {@link check} once it is `owner`'s turn ({@link InputResolverOptions.checks}). */
+  private checkInTurn(path: string | undefined, owner: string, opts: ResolveOptions): Promise<{ probe: MediaProbe; durationSec: number }> {
+    const work = () => this.check(path, opts);
+    return this.options.checks ? this.options.checks.run(owner, work, opts.signal) : work();
   }
 
   /** Probes a local file and checks it against the rules; audio is decoded to learn its real duration. */

@@ -5,13 +5,14 @@ import type { HeaderMap } from '../http/types.js';
 import type { UploadPort } from '../api/deps.js';
 import type { InputPort, InputRequest, ResolvedInput } from '../jobs/input-port.js';
 import { ClientInputError } from '../input/errors.js';
+import { checksFull } from '../input/media-checks.js';
 import type { InputResolver } from '../input/resolve-input.js';
 import { receiveUpload } from '../input/multipart.js';
 import type { Logger } from '../../domain/logger.js';
 
 /** Maps input problems to the HTTP errors of the API (400, or 413 when too large), naming the field. */
 function toApiError(error: unknown, field?: string, headers?: Record<string, string>): unknown {
-  if (!(error instanceof ClientInputError)) return error;
+  if (!(error instanceof ClientInputError)) return checksFull(error);
   const details = field ? [{ field: `body.${field}`, message: error.message }] : undefined;
   return new ApiError(error.httpStatus, error.code, error.message, details, headers);
 }

@@ -12,6 +12,7 @@ import type { UrlSigner } from '../../storage/url-signer.js';
 import { probeMedia, type MediaBinaries } from '../../inference/media/index.js';
 import { FINAL_STATUSES } from '../../domain/state-machine.js';
 import { faceDetectionQueue, PhotoAvatarService } from '../avatars/photo-avatar-service.js';
+import { mediaCheckQueue } from '../input/media-checks.js';
 import { VideoAvatarService } from '../avatars/video-avatar-service.js';
 import { OwnedAvatars } from '../avatars/owned-avatars.js';
 import { AvatarCatalogue } from '../avatars/avatar-catalogue.js';
@@ -76,6 +77,7 @@ export function registerServices(container: DependencyContainer): void {
   part(SERVICES.OwnedAvatars, OwnedAvatars);
   part(SERVICES.Avatars, Avatars);
   made(SERVICES.FaceDetections, () => faceDetectionQueue(options.limits.maxQueuedPhotosPerKey));
+  made(SERVICES.MediaChecks, () => mediaCheckQueue(options.concurrency.maxQueuedRequestsPerKey));
   part(SERVICES.PhotoAvatars, PhotoAvatarService);
   part(SERVICES.VideoAvatars, VideoAvatarService);
   made<JobScheduling>(SERVICES.JobScheduling, (c) => {
@@ -113,6 +115,7 @@ export function registerServices(container: DependencyContainer): void {
         fetchTimeoutMs: options.limits.downloadTimeoutMs,
         downloadRetentionMs: options.retention.resultsMs,
         scratchDirs: c.resolve(SERVICES.WorkDirs),
+        checks: c.resolve(SERVICES.MediaChecks),
         logger,
       }),
   );

@@ -72,11 +72,14 @@ function settle(outcome: MediaRunOutcome): string {
   throw new MediaProcessError(outcome.tool, outcome.message, outcome.stderrTail, outcome.cause ? { cause: reviveError(outcome.cause) } : undefined);
 }
 
+/** Children of the host's media command pool: the ffprobe/ffmpeg runs that check inputs share them, all keys together. */
+export const MEDIA_COMMAND_WORKERS = 2;
+
 let pool: TaskPool<MediaRunTask, MediaRunOutcome> | undefined;
 const MEDIA_WORKER = childModule(import.meta.url, 'run-media-worker');
 
 /** One or two children that only start processes and collect their output: a small heap is plenty. */
 function mediaPool(): TaskPool<MediaRunTask, MediaRunOutcome> | undefined {
   if (!MEDIA_WORKER || inChildProcess()) return undefined;
-  return (pool ??= new TaskPool({ name: 'media command', module: MEDIA_WORKER, maxWorkers: 2, maxOldGenerationSizeMb: 64 }));
+  return (pool ??= new TaskPool({ name: 'media command', module: MEDIA_WORKER, maxWorkers: MEDIA_COMMAND_WORKERS, maxOldGenerationSizeMb: 64 }));
 }

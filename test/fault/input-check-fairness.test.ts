@@ -1,0 +1,75 @@
+/**
+ * One key cannot slow another down at the input checks, through HTTP on Express and Koa: every job creation's audio
+ * is probed and decoded to measure it on the host's two media command children, shared by all keys. One key posts 12
+ * videos at once, each with 5 minutes of MP3 to decode, while another key posts one: the other key's check goes next
+ * (keys take turns), not after the whole burst; the burst gets 201 for what fits its queue
+ * (`concurrency.maxQueuedRequestsPerKey`) and 429 `too_many_requests` with `Retry-After` for the rest; nothing
+ * answers 500 or `timeout` (the decode's deadline counts its own work, not the wait).
+ */
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ADAPTERS, KEYS, makeApp, SUITE_TIMEOUT_MS, type TestApp } from '../helpers/apps.js';
+import { assertError } from '../helpers/checks.js';
+import { firstAvatarId } from '../helpers/client.js';
+import { useHarness } from '../helpers/harness.js';
+import { ffmpeg } from '../helpers/media.js';
+
+const h = useHarness();
+const BURST = 12;
+const QUEUED_PER_KEY = 6;
+
+let made: Promise<void> | undefined;
+/** 299 s of a tone as a 128 kb/s MP3 (its check decodes all of it: about half a second of CPU). */
+const makeLongMp3 = () =>
+  (made ??= ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=220:duration=299:sample_rate=44100', '-ac', '2', '-c:a', 'libmp3lame', '-b:a', '128k', join(h.fixtures.dir, 'long.mp3')]));
+
+for (const adapter of ADAPTERS) {
+  describe(`input checks over ${adapter}: keys take turns`, { timeout: SUITE_TIMEOUT_MS }, () => {
+    let app: TestApp;
+    before(async () => {
+      await makeLongMp3();
+      app = await makeApp(adapter, { concurrency: { maxQueuedRequestsPerKey: QUEUED_PER_KEY } });
+    });
+    after(() => app?.close());
+
+    it(`serves another key next during a burst of ${BURST} long audio inputs; the burst gets 201 and 429, never 500`, async () => {
+      const [burstAvatar, otherAvatar] = await Promise.all([firstAvatarId(app, KEYS.a), firstAvatarId(app, KEYS.b)]);
+      const audioUrl = h.files.url('long.mp3');
+      const t0 = performance.now();
+      const answered: { who: string; status: number; atMs: number }[] = [];
+      const post = (who: string, key: string, avatarId: string) =>
+        app.http
+          .post('/v2/2davatar')
+          .set('key', key)
+          .send({ audioUrl, avatarId })
+          .then((res) => {
+            answered.push({ who, status: res.status, atMs: performance.now() - t0 });
+            return res;
+          });
+      const burst = Array.from({ length: BURST }, () => post('burst', KEYS.a, burstAvatar));
+      // The burst's checks are running and waiting before the other key's request arrives.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const other = await post('other', KEYS.b, otherAvatar);
+      const answers = await Promise.all(burst);
+
+      assert.equal(other.status, 201, other.text);
+      const created = answers.filter((res) => res.status === 201);
+      const refused = answers.filter((res) => res.status === 429);
+      assert.equal(created.length + refused.length, BURST, `only 201 and 429: ${answers.map((res) => res.status).join(', ')}`);
+      for (const res of refused) {
+        assertError(res, 429, 'too_many_requests');
+        assert.ok(Number(res.headers['retry-after']) >= 1, 'Retry-After is set');
+      }
+      assert.ok(created.length >= QUEUED_PER_KEY, `${created.length} of the burst created`);
+      const otherAt = answered.find((a) => a.who === 'other')!.atMs;
+      const createdAfter = answered.filter((a) => a.who === 'burst' && a.status === 201 && a.atMs > otherAt).length;
+      console.log(
+        `${adapter}: burst of ${BURST} answered ${created.length}× 201, ${refused.length}× 429; the other key answered at ${(otherAt / 1000).toFixed(1)} s, ` +
+          `before ${createdAfter} of the burst's 201s (at ${answered.filter((a) => a.who === 'burst' && a.status === 201).map((a) => (a.atMs / 1000).toFixed(1)).join(', ')} s)`,
+      );
+      // First come, first served, it would be answered after every check of the burst that was queued before it.
+      assert.ok(createdAfter >= created.length - 4, `the other key was answered before only ${createdAfter} of the burst's ${created.length} creations`);
+    });
+  });
+}
