@@ -38,6 +38,15 @@ class FlakyJobStore extends MemoryJobStore {
   }
 }
 
+/** An idempotency store that can be made to fail, as a separate Redis that went away would. */
+class FlakyIdempotencyStore extends MemoryIdempotencyStore {
+  down = false;
+  override async release(key: string) {
+    if (this.down) throw new Error('idempotency redis refused');
+    return super.release(key);
+  }
+}
+
 /** A lip-sync double that reports a quarter done, then waits for the test before rendering. */
 class QuarterThenHold extends FakeLipSyncEngine {
   reported = false;
@@ -58,11 +67,13 @@ for (const adapter of ADAPTERS) {
   describe(`operations over ${adapter}`, { timeout: SUITE_TIMEOUT_MS }, () => {
     let app: TestApp;
     let store: FlakyJobStore;
+    let idempotencyStore: FlakyIdempotencyStore;
     let lipSync: QuarterThenHold;
     before(async () => {
       store = new FlakyJobStore();
+      idempotencyStore = new FlakyIdempotencyStore();
       lipSync = new QuarterThenHold();
-      app = await makeApp(adapter, { basePath: '/api', metrics: true, backends: { jobStore: store, idempotencyStore: new MemoryIdempotencyStore(), lipSync } });
+      app = await makeApp(adapter, { basePath: '/api', metrics: true, backends: { jobStore: store, idempotencyStore, lipSync } });
     });
     after(() => app.close());
 
@@ -85,6 +96,15 @@ for (const adapter of ADAPTERS) {
       } finally {
         store.down = false;
       }
+      idempotencyStore.down = true;
+      try {
+        const res = await app.http.get('/api/readyz');
+        assertError(res, 503, 'unavailable');
+        assert.equal(res.body.error.message, 'not ready: idempotency store: idempotency redis refused');
+      } finally {
+        idempotencyStore.down = false;
+      }
+      assert.equal((await app.http.get('/api/readyz')).status, 200, 'ready again once it answers');
     });
 
     it('answers GET /readyz 503 naming the avatars still rendering, then 200 once each has assets or a logged failure', async () => {

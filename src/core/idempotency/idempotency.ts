@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { IdempotencyStore } from '../../storage/idempotency-store.js';
 import { ApiError } from '../errors.js';
@@ -61,6 +61,14 @@ export class Idempotency {
     @inject(SERVICES.IdempotencySettings) private readonly settings: IdempotencySettings,
     @inject(TOKENS.Logger) private readonly logger: Logger,
   ) {}
+
+  /**
+   * Asks the store something harmless (frees a key nobody holds: one delete of a key that does not exist), for
+   * readiness: rejects when the store does not answer.
+   */
+  async probe(): Promise<void> {
+    await this.store.release(`readiness-probe-${randomUUID()}`);
+  }
 
   /**
    * Runs `work` once per (owner, key, fingerprint): a repeat gets the stored answer (header `idempotent-replayed: true`).

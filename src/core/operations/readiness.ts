@@ -15,6 +15,8 @@ const NAMED_AVATARS = 10;
 export interface ProbedStores {
   jobStore: JobStore;
   blobs: BlobStore;
+  /** The idempotency keys' store (it may live apart from the job store). */
+  idempotency?: { probe(): Promise<void> };
   catalogue?: Pick<AvatarCatalogue, 'stillRendering'>;
 }
 
@@ -42,19 +44,27 @@ function rendering(names: readonly string[]): string | undefined {
 }
 
 /**
- * Asks the job store and the blob store for a record that does not exist (a read each, nothing written), and the
+ * Asks the job store and the blob store for a record that does not exist (a read each, nothing written), the
+ * idempotency store to free a key nobody holds (one delete of a missing key), and the
  * catalogue which avatars' assets (idle video, preview, thumbnail) are still being rendered at start-up (their
  * `avatarPrepare` jobs have not ended).
  * Throws a 503 `unavailable` naming the store that failed or did not answer in time, and the avatars still rendering
  * (an avatar whose rendering failed is not waited for: its failure is logged).
  */
 export async function probeStores(stores: ProbedStores, timeoutMs = READINESS_TIMEOUT_MS): Promise<void> {
-  const [jobStore, blobStore] = await Promise.all([
+  const { idempotency } = stores;
+  const [jobStore, blobStore, idempotencyStore] = await Promise.all([
     answers(() => stores.jobStore.get(`readiness-probe-${newBlobId()}`), timeoutMs),
     answers(() => stores.blobs.stat(newBlobId()), timeoutMs),
+    idempotency ? answers(() => idempotency.probe(), timeoutMs) : undefined,
   ]);
   // The avatars' state is their jobs': asked only of a job store that answers.
   const stillRendering = jobStore ? [] : ((await stores.catalogue?.stillRendering().catch(() => [])) ?? []);
-  const problems = [jobStore && `job store: ${jobStore}`, blobStore && `blob store: ${blobStore}`, rendering(stillRendering)].filter(Boolean);
+  const problems = [
+    jobStore && `job store: ${jobStore}`,
+    blobStore && `blob store: ${blobStore}`,
+    idempotencyStore && `idempotency store: ${idempotencyStore}`,
+    rendering(stillRendering),
+  ].filter(Boolean);
   if (problems.length > 0) throw new ApiError(503, 'unavailable', `not ready: ${problems.join('; ')}`);
 }
