@@ -5,19 +5,21 @@
  * requests of each step are counted (capacity model) and printed.
  */
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { S3BlobStore, TOKENS } from '../../src/index.js';
+import { S3BlobStore, TOKENS, verifyWebhook } from '../../src/index.js';
 import { ADAPTERS, KEYS, SUITE_TIMEOUT_MS, makeApp, type TestApp } from '../helpers/apps.js';
 import { download, waitFor, waitForJob } from '../helpers/checks.js';
 import { createSeparation, createVideo } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
 import { startS3Server, type S3TestServer } from '../helpers/s3-server.js';
 import { S3Traffic } from '../helpers/s3-traffic.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 
 const h = useHarness();
+const SECRET = `whsec_${randomBytes(32).toString('base64')}`;
 let s3: S3TestServer;
 before(async () => {
   s3 = await startS3Server();
@@ -39,6 +41,7 @@ for (const adapter of ADAPTERS) {
     let app: TestApp;
     let store: S3BlobStore;
     let traffic: S3Traffic;
+    let receiver: WebhookReceiver;
     const assertPresigned = (link: unknown) => {
       assert.equal(typeof link, 'string');
       const url = new URL(link as string);
@@ -48,14 +51,19 @@ for (const adapter of ADAPTERS) {
     };
 
     before(async () => {
+      receiver = await startWebhookReceiver();
       app = await makeApp(adapter, {
         s3: s3.storeOptions(`${adapter}-${randomUUID()}/`),
         retention: { resultsMs: 4_000, uploadsMs: 600_000, linkTtlMs: 60_000, sweepIntervalMs: 200 },
+        webhooks: { secret: SECRET, pollMs: 100 },
       });
       store = app.instance.container.resolve<S3BlobStore>(TOKENS.BlobStore);
       traffic = new S3Traffic(store.client);
     });
-    after(() => app.close());
+    after(async () => {
+      await app.close();
+      await receiver.close();
+    });
 
     it('keeps blobs in S3 and hands out presigned avatar links that the object store serves', async () => {
       assert.ok(store instanceof S3BlobStore);
@@ -124,6 +132,21 @@ for (const adapter of ADAPTERS) {
       for (const link of [paths.speech, paths.ambience]) {
         const id = blobIdOf(link);
         await waitFor('a stem to be deleted by retention', async () => ((await store.stat(id)) ? undefined : true), 20_000, 200);
+      }
+    });
+
+    it('sends webhooks whose links are presigned like the GET answer\'s', async () => {
+      const res = await app.http.post('/v1/sourceSeparations').set('key', KEYS.c).send({ audioUri: h.url('speech.wav'), webhookUrl: receiver.url });
+      assert.equal(res.status, 201, res.text);
+      const uid = res.body[0].uid as string;
+      const hook = await waitFor('the webhook', async () => receiver.received.find((r) => r.body.includes(uid)), 60_000, 100);
+      const event = verifyWebhook<{ type: string; data: { status: string; path: { speech: string; ambience: string } } }>(SECRET, hook.headers, hook.body);
+      assert.equal(event.type, 'sourceSeparation.completed');
+      for (const link of [event.data.path.speech, event.data.path.ambience]) {
+        assertPresigned(link);
+        const stem = await download(link);
+        assert.equal(stem.status, 200, `the webhook's link is served by the object store: ${link}`);
+        assert.equal(stem.body.subarray(0, 4).toString('latin1'), 'RIFF');
       }
     });
   });

@@ -8,6 +8,7 @@ import type { JobStore } from '../../storage/job-store.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import type { JobEvents } from '../../storage/job-events.js';
 import { OwnedDirs } from '../../storage/owned-dirs.js';
+import { presigner } from '../../storage/blob-files.js';
 import type { UrlSigner } from '../../storage/url-signer.js';
 import { probeMedia, type MediaBinaries } from '../../inference/media/index.js';
 import { FINAL_STATUSES } from '../../domain/state-machine.js';
@@ -63,9 +64,11 @@ export function registerServices(container: DependencyContainer): void {
   });
   // Job and avatar work folders live in the data dir, named after their process, so a later start removes a crashed one's.
   made(SERVICES.WorkDirs, () => new OwnedDirs(join(resolve(options.dataDir), 'work')));
+  // Webhook payloads carry links as GET answers them: presigned by the blob store where it can (S3), else signed here.
   made(SERVICES.LinkFactory, (c) => {
     const signer = c.resolve<UrlSigner>(TOKENS.UrlSigner);
-    return (baseUrl: string) => new LinkBuilder(signer, baseUrl, options.retention.linkTtlMs);
+    const presign = presigner(blobsOf(c));
+    return (baseUrl: string) => new LinkBuilder(signer, baseUrl, options.retention.linkTtlMs, Date.now, presign);
   });
   made<ProbeFn>(SERVICES.MediaProbe, (c) => {
     const binaries = c.resolve<MediaBinaries>(TOKENS.MediaBinaries);
