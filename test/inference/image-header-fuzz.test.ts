@@ -12,21 +12,16 @@ import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createCanvas, loadImage } from '@napi-rs/canvas';
+import { seededUnit } from '../../src/inference/avatar/seeded-hash.js';
 import { bytesSource, readImageHeader } from '../../src/inference/image/image-header.js';
 
 const SEED = Number(process.env.IMAGE_FUZZ_SEED ?? 20);
 const RUNS = Number(process.env.IMAGE_FUZZ_RUNS ?? 1500);
 
-/** mulberry32: a small seeded generator of [0, 1). */
+/** A seeded stream of numbers in [0, 1) (the idle animation's hash, one index after another). */
 function generator(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  let index = 0;
+  return () => seededUnit(String(seed), 'image header fuzz', index++);
 }
 
 /** Offsets of a well-formed JPEG's markers from SOI up to and including its first scan (SOS), and the scan's end. */
