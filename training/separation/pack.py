@@ -35,6 +35,8 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.append(os.path.dirname(HERE))
+import gpu_run  # noqa: E402
 import packio  # noqa: E402
 from packio import SR  # noqa: E402
 
@@ -386,7 +388,7 @@ def main():
         over = size - args.mib * 2 ** 20
         seconds *= 1 - over / (size - ev_bytes) - 0.01
         print(f"{size / 2 ** 20:.1f} MiB is over the budget; packing again with fewer seconds", flush=True)
-    sizes = packio.members(args.out)
+    sizes = gpu_run.zip_members(args.out)
     print(f"\n{args.out}: {size / 2 ** 20:.1f} MiB, built in {time.time() - t0:.0f} s")
     print(f"{'pool':12s} {'clips':>6s} {'sources':>8s} {'minutes':>8s} {'hours':>6s} {'MiB':>6s}  categories (s)")
     tot = defaultdict(float)

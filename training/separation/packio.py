@@ -26,10 +26,13 @@ Codec measurements (ffmpeg round trips of training mixtures, on the model's STFT
   frame's loudest bin: 0…−10, −10…−20, …, below −80 dB)
 `meta` is a JSON string (what went in, hours per pool and split, settings).
 """
-import json
-import zipfile
+import os
+import sys
 
 import numpy as np
+
+sys.path.append(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import gpu_run  # noqa: E402
 
 SR = 16000
 MU = 255.0
@@ -66,27 +69,17 @@ def undelta(d, axis=-1):
 
 
 def save(path, arrays, meta):
-    np.savez_compressed(path, meta=np.array(json.dumps(meta)), **arrays)
+    gpu_run.save_pack(path, arrays, meta)
+
+
+def _decode(k, a):
+    if k.endswith("_audio"):
+        return undelta(a)
+    if k in ("eval_speech", "eval_amb", "eval_coded"):
+        return undelta(a, axis=1) if a.size else a
+    return a
 
 
 def load(path):
     """{name: array} with every *_audio and eval_* audio array already un-delta'd (μ-law codes), and `meta` parsed."""
-    out = {}
-    with np.load(path, allow_pickle=False) as z:
-        for k in z.files:
-            a = z[k]
-            if k == "meta":
-                out[k] = json.loads(str(a))
-            elif k.endswith("_audio"):
-                out[k] = undelta(a)
-            elif k in ("eval_speech", "eval_amb", "eval_coded"):
-                out[k] = undelta(a, axis=1) if a.size else a
-            else:
-                out[k] = a
-    return out
-
-
-def members(path):
-    """Compressed size of each member (for the pack's size report)."""
-    with zipfile.ZipFile(path) as z:
-        return {i.filename[:-4]: i.compress_size for i in z.infolist()}
+    return gpu_run.load_pack(path, _decode)

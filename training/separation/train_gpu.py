@@ -29,8 +29,6 @@ import copy
 import json
 import math
 import os
-import shutil
-import signal
 import sys
 import time
 
@@ -39,6 +37,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.append(os.path.dirname(HERE))
+import gpu_run  # noqa: E402
 import gpu_mix  # noqa: E402
 import model_v4  # noqa: E402
 import packio  # noqa: E402
@@ -238,14 +238,10 @@ def golden(model, path):
 def ort_check(path, model, seconds=5.0):
     """With Python's onnxruntime, if installed: masks vs torch, chunked (64 frames of context) vs whole, speed on the
     engine's 628-frame chunks on one thread. None without onnxruntime (Debian has no package; use ort_check.mjs)."""
-    try:
-        import onnxruntime as ort
-    except ImportError:
+    sess = gpu_run.ort_session(path)
+    if sess is None:
         return None
-    so = ort.SessionOptions()
-    so.intra_op_num_threads = 1
-    so.inter_op_num_threads = 1
-    sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+    import onnxruntime as ort
     rng = np.random.default_rng(0)
     x = (rng.random((1, 700, BINS)) * np.exp(-np.arange(BINS) / 80)).astype(np.float32)
     whole = sess.run(["mask"], {"mag": x})[0]
@@ -260,16 +256,11 @@ def ort_check(path, model, seconds=5.0):
         err_chunk = max(err_chunk, float(np.abs(m[0, a - lo:b - lo] - whole[0, a:b]).max()))
     small = [sess.run(["mask"], {"mag": x[:, :t]})[0].shape == (1, t, BINS) for t in (1, 5)]
     chunk = x[:, :628]
-    sess.run(["mask"], {"mag": chunk})
-    n, t0 = 0, time.process_time()
-    while time.process_time() - t0 < seconds:
-        sess.run(["mask"], {"mag": chunk})
-        n += 1
-    cpu = time.process_time() - t0
+    rate = gpu_run.runs_per_cpu_second(lambda: sess.run(["mask"], {"mag": chunk}), seconds)
     return {"onnxruntime": ort.__version__, "max_abs_vs_torch": float(np.abs(whole - ref).max()),
             "chunked_vs_whole_max_abs": err_chunk, "shapes_ok_for_1_and_5_frames": all(small),
             "mask_min": float(whole.min()), "mask_max": float(whole.max()),
-            "real_time_factor_1_thread_cpu_time": round(n * 500 * HOP / 16000 / cpu, 1)}
+            "real_time_factor_1_thread_cpu_time": round(rate * 500 * HOP / 16000, 1)}
 
 
 def export_only(pt, out):
@@ -289,12 +280,7 @@ def export_only(pt, out):
 
 def main():
     ap = argparse.ArgumentParser(description="train separation v4 on a GPU within a wall-clock budget")
-    ap.add_argument("--pack", default=os.path.join(HERE, "pack", "pack.npz"))
-    ap.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    ap.add_argument("--minutes", type=float, default=8.0, help="budget of the whole script (wall clock)")
-    ap.add_argument("--reserve-s", type=float, help="seconds kept for evaluation and export (default 25 on a GPU: GPU run 1 needed 8 s; "
-                    "20 on the CPU)")
-    ap.add_argument("--tiny", action="store_true", help="tiny models and batches (the CPU end-to-end check)")
+    gpu_run.add_run_args(ap, HERE, torch.cuda.is_available(), "(default 25 on a GPU: GPU run 1 needed 8 s; 20 on the CPU)")
     ap.add_argument("--arch", default="tcn", help="comma-separated: tcn, band, v3ft (model_v4.py); side by side they share the steps (GPU run 1: 7.5 steps/s for three, 15.7 for tcn alone)")
     ap.add_argument("--init-onnx", default=os.path.join(ROOT, "models", "separation", "separator.onnx"),
                     help="weights for arch v3ft")
@@ -310,11 +296,6 @@ def main():
     ap.add_argument("--mix-ahead", type=int, help="batches mixed per mixer call (fewer kernel launches; default 4 on a "
                     "GPU, 1 on the CPU)")
     ap.add_argument("--resume", action="store_true", help="continue from --out/last-<arch>.pt")
-    ap.add_argument("--out", default=os.path.join(HERE, "checkpoints", "gpu"))
-    ap.add_argument("--copy-to", help="copy the results here (e.g. $OUT on the device machine)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--threads", type=int, default=1, help="torch CPU threads (CPU runs)")
-    ap.add_argument("--copy-max", type=int, default=8, help="at most this many files to --copy-to")
     ap.add_argument("--export", metavar="PT", help="only export a selected state (<arch>.pt, e.g. brought back from the "
                     "GPU) to --out/separator-<arch>.onnx and golden-<arch>.json, then stop")
     args = ap.parse_args()
@@ -322,36 +303,15 @@ def main():
         return export_only(args.export, args.out)
     t_start = time.time()
     device = torch.device(args.device)
-    cuda = device.type == "cuda"
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    if cuda:
-        torch.backends.cuda.matmul.allow_tf32 = True
-        torch.backends.cudnn.allow_tf32 = True
-        torch.backends.cudnn.benchmark = True
+    cuda = gpu_run.setup_torch(torch, device, args.threads, args.seed)
     amp = torch.bfloat16 if (args.bf16 and cuda) else None
     batch = args.batch or (4 if args.tiny else 64)
     seconds = args.seconds or (2.0 if args.tiny else 4.0)
     val_every = args.val_every or (5.0 if args.tiny else 45.0)
     reserve = args.reserve_s if args.reserve_s is not None else (25.0 if cuda else 20.0)
     os.makedirs(args.out, exist_ok=True)
-    log_path = os.path.join(args.out, "train_log.jsonl")
-    log = open(log_path, "a" if args.resume else "w")
-
-    def note(rec):
-        rec = {"t": round(time.time() - t_start, 1), **rec}
-        print(json.dumps(rec), flush=True)
-        log.write(json.dumps(rec) + "\n")
-        log.flush()
-
-    stop = {"now": False}
-
-    def on_signal(signum, _frame):
-        stop["now"] = True
-        note({"event": f"signal {signum}: stopping, then evaluating and exporting"})
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    run_log = gpu_run.RunLog(os.path.join(args.out, "train_log.jsonl"), t_start, append=args.resume)
+    note = run_log.note
 
     pack = packio.load(args.pack)
     dev_name = torch.cuda.get_device_name(device) if cuda else "cpu"
@@ -413,7 +373,7 @@ def main():
     ahead = args.mix_ahead or (4 if cuda else 1)
     queue = []
     note({"event": "training", "seconds_for_training": round(train_end - t_train0, 1)})
-    while time.time() < train_end and not stop["now"]:
+    while time.time() < train_end and not run_log.stopping:
         frac = min(1.0, (time.time() - t_train0 + spent0) / budget)
         lr_peak = args.lr
         if frac < 0.03:
@@ -457,10 +417,7 @@ def main():
                    "mix_ms_per_batch": round(1000 * mix_time / max(1, mix_calls * ahead), 1)}
             for m in models:
                 imp, quiet = validate(m)
-                if imp > m["best_val"]:
-                    m["best_val"] = imp
-                    m["best"] = {k: v.detach().clone() for k, v in m["net"].state_dict().items()}
-                    m["best_step"] = m["step"]
+                gpu_run.keep_best(m, imp)
                 ls = torch.stack(m["losses"]).mean().item() if m["losses"] else float("nan")
                 m["losses"] = []
                 rec[m["name"]] = {"loss": round(ls, 3), "val_sisdri": round(imp, 2), "val_nospeech_db": round(quiet, 1)}
@@ -498,10 +455,7 @@ def main():
         except Exception as e:  # noqa: BLE001  (no onnx package: report, go on)
             results["shipped_v3"] = {"error": f"{type(e).__name__}: {e}"}
     for m in models:
-        net = m["net"]
-        if m["best"] is not None:
-            net.load_state_dict(m["best"])
-        net.eval()
+        net = gpu_run.selected(m)
         r = {"params": m["params"], "config": m["config"], "steps": m["step"], "best_val_step": m.get("best_step"),
              "val_sisdri_best": round(m["best_val"], 2), "skipped_steps": m["skipped"]}
         r["heldout"] = heldout.evaluate(net, amp)
@@ -524,8 +478,7 @@ def main():
             r["onnx"] = {"error": f"{type(e).__name__}: {e}"}
     results["export_seconds"] = round(time.time() - t_exp, 1)
     results["wall_minutes"] = round((time.time() - t_start) / 60, 2)
-    with open(log_path) as fh:
-        results["log"] = [json.loads(line) for line in fh if line.strip()]
+    results["log"] = run_log.records()
     with open(os.path.join(args.out, "eval.json"), "w") as fh:
         json.dump(results, fh, indent=1)
     brief = {"wall_minutes": results["wall_minutes"], "steps": steps,
@@ -536,17 +489,7 @@ def main():
                 for n, r in results["models"].items()}}
     note({"event": "done", **brief})
     if args.copy_to:
-        os.makedirs(args.copy_to, exist_ok=True)
-        files = ["eval.json", "train_log.jsonl"]
-        files += [f for m in models for f in (f"separator-{m['name']}.onnx", f"golden-{m['name']}.json")]
-        files += [f"{m['name']}.pt" for m in models]
-        copied = []
-        for f in files:
-            src = os.path.join(args.out, f)
-            if os.path.exists(src) and len(copied) < args.copy_max and os.path.getsize(src) < 16 * 2 ** 20:
-                shutil.copy(src, os.path.join(args.copy_to, f))
-                copied.append(f)
-        print("copied to", args.copy_to, copied, flush=True)
+        gpu_run.copy_results(args.out, "separator", [m["name"] for m in models], args.copy_to, args.copy_max)
 
 
 if __name__ == "__main__":
