@@ -4,8 +4,9 @@
  * 8192 × 8192 frames (765 MB to decode on two cores without the bound) is refused as a video avatar with 400
  * `not_video` naming the limit, upload or `videoUrl`, on Express and Koa; a clip whose header and first frames are
  * 320 × 240 and whose later frames are 8192 × 8192 gives only its small frames; an MP3 whose cover art is a
- * 256-megapixel PNG bomb is still accepted as audio. The resident memory of this process and its children (ffmpeg
- * and ffprobe included) stays under a stated bound meanwhile.
+ * 256-megapixel PNG bomb is still accepted as audio; a recording of such frames sent as audio is refused with 400
+ * `not_audio` naming the limit. The resident memory of this process and its children (ffmpeg and ffprobe included)
+ * stays under a stated bound meanwhile.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -61,6 +62,9 @@ for (const adapter of ADAPTERS) {
     before(async () => {
       await makeBombs();
       app = await makeApp(adapter);
+      // Both media command children started (two checks at once), so that no measurement counts a child's start.
+      const warm = await Promise.all([KEYS.c, KEYS.d].map((key) => app.http.post('/v1/sourceSeparations').set('key', key).send({ audioUri: h.url('speech.wav') })));
+      assert.deepEqual(warm.map((res) => res.status), [201, 201]);
     });
     after(() => app?.close());
 
@@ -78,6 +82,14 @@ for (const adapter of ADAPTERS) {
         app.http.post('/v1/sourceSeparations').set('key', KEYS.b).send({ audioUri: h.files.url('cover-bomb.mp3') }),
       );
       assert.equal(created.status, 201, created.text);
+    });
+
+    it('refuses a recording of 8192 × 8192 frames sent as audio with 400 not_audio naming the limit', async () => {
+      const refused = await withinRss(`${adapter}, huge recording as audio`, REFUSED_BOUND, () =>
+        app.http.post('/v1/sourceSeparations').set('key', KEYS.b).send({ audioUri: h.files.url('huge-with-sound.mp4') }),
+      );
+      assertError(refused, 400, 'not_audio', ['body.audioUri']);
+      assert.match(refused.body.error.message, LIMIT);
     });
   });
 }

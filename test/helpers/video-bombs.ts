@@ -15,6 +15,8 @@ export interface VideoBombs {
    * frames: the stream changes its size after the header, so ffprobe reports 320 × 240.
    */
   switching: string;
+  /** {@link huge}'s frames with 3 s of a tone (AAC): a recording sent as an audio input. */
+  hugeWithSound: string;
   /** An MP3 (3 s of a tone) with a 16000 × 16000 greyscale PNG of zeros (256 megapixels, 250 KB) as cover art. */
   coverBomb: string;
 }
@@ -34,5 +36,6 @@ export async function makeVideoBombs(dir: string): Promise<VideoBombs> {
     ffmpeg(['-f', 'h264', '-r', '10', '-i', at('switching.h264'), '-c', 'copy', at('switching.mkv')]),
     ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=220:duration=3', '-i', at('cover.png'), '-map', '0', '-map', '1', '-c:a', 'libmp3lame', '-c:v', 'copy', '-disposition:v', 'attached_pic', at('cover-bomb.mp3')]),
   ]);
-  return { huge: at('huge.mp4'), switching: at('switching.mkv'), coverBomb: at('cover-bomb.mp3') };
+  await ffmpeg(['-i', at('huge.mp4'), '-f', 'lavfi', '-i', 'sine=frequency=220:duration=3', '-map', '0:v', '-map', '1:a', '-c:v', 'copy', '-c:a', 'aac', at('huge-with-sound.mp4')]);
+  return { huge: at('huge.mp4'), hugeWithSound: at('huge-with-sound.mp4'), switching: at('switching.mkv'), coverBomb: at('cover-bomb.mp3') };
 }
