@@ -1,7 +1,8 @@
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import type { BlobStore, PresignOptions } from './blob-store.js';
+import type { BlobRef } from '../domain/job.js';
+import type { BlobMeta, BlobStore, PresignOptions } from './blob-store.js';
 
 /** `blobs.localPath`, when the store has the `localPath` capability; else `undefined`. */
 export function localPathReader(blobs: BlobStore): ((id: string) => Promise<string | undefined>) | undefined {
@@ -26,4 +27,14 @@ export async function blobToLocalFile(blobs: BlobStore, id: string, dir: string,
   const path = join(dir, name);
   await pipeline(source, createWriteStream(path, { flags: 'wx' }));
   return path;
+}
+
+/**
+ * Stores the local file at `path` as a new blob (see {@link BlobStore.put}; `id` as there): with the store's
+ * `putFile` capability without reading it here (the filesystem store links it), otherwise streamed from the file.
+ * The file is left in place.
+ */
+export function putLocalFile(blobs: BlobStore, path: string, meta: BlobMeta, options?: { id?: string }): Promise<BlobRef> {
+  if (blobs.capabilities.has('putFile') && blobs.putFile) return blobs.putFile(path, meta, options);
+  return blobs.put(createReadStream(path), meta, options);
 }

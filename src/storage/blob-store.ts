@@ -51,8 +51,10 @@ export interface LeftoverReport {
  *   downloads bypass this process.
  * - `exclusiveCreate`: a put with a taken `id` always fails with {@link BlobExistsError}, even when two processes race;
  *   without it a store checks first and the later of two simultaneous puts of one id may replace the earlier.
+ * - `putFile`: {@link BlobStore.putFile} exists and stores a file of this machine without streaming its bytes
+ *   through this process (a hard link or a kernel copy).
  */
-export type BlobCapability = 'localPath' | 'range' | 'presignedGet' | 'exclusiveCreate';
+export type BlobCapability = 'localPath' | 'range' | 'presignedGet' | 'exclusiveCreate' | 'putFile';
 
 /** Per-link options of {@link BlobStore.presignGet}. */
 export interface PresignOptions {
@@ -79,6 +81,12 @@ export interface BlobStore {
    * they happen, and `source` is destroyed on any failure.
    */
   put(source: Readable, meta: BlobMeta, options?: { maxBytes?: number; id?: string }): Promise<BlobRef>;
+  /**
+   * With the `putFile` capability only: stores the file at `path` (on this machine) as a new blob, as {@link put}
+   * would with a stream of it, without passing its bytes through this process; the file is left in place. With an
+   * `id` that is taken, rejects with {@link BlobExistsError}; a missing file rejects; nothing is left on failure.
+   */
+  putFile?(path: string, meta: BlobMeta, options?: { id?: string }): Promise<BlobRef>;
   /** Metadata, or `undefined` when missing/deleted. */
   stat(id: string): Promise<BlobInfo | undefined>;
   /**

@@ -1,5 +1,6 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, open, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { copyFile, link, lstat, mkdir, open, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -36,7 +37,7 @@ const SCAN_BATCH = 64;
  */
 export class FsBlobStore implements BlobStore {
   /** Files on this machine's disk, ranges read in place, ids taken atomically (a rename). */
-  readonly capabilities: ReadonlySet<BlobCapability> = new Set<BlobCapability>(['localPath', 'range', 'exclusiveCreate']);
+  readonly capabilities: ReadonlySet<BlobCapability> = new Set<BlobCapability>(['localPath', 'range', 'exclusiveCreate', 'putFile']);
   readonly #blobs: string;
   readonly #tmp: OwnedDirs;
 
@@ -68,12 +69,7 @@ export class FsBlobStore implements BlobStore {
       await pipeline(source, counter, createWriteStream(join(staging, 'data'), { flags: 'wx' })).catch((error: unknown) => {
         throw sourceError ?? error;
       });
-      const stored: StoredMeta = { size: counter.bytes, createdAt: new Date().toISOString(), meta };
-      await writeFile(join(staging, 'meta.json'), JSON.stringify(stored), { flag: 'wx' });
-      await rename(staging, this.#blobDir(id)).catch((error: unknown) => {
-        throw fsErrorCode(error) === 'ENOTEMPTY' || fsErrorCode(error) === 'EEXIST' ? new BlobExistsError(id) : error;
-      });
-      return { id, contentType: meta.contentType, size: stored.size };
+      return await this.#commit(staging, id, counter.bytes, meta);
     } catch (error) {
       source.destroy();
       if (staging) await rm(staging, { recursive: true, force: true });
@@ -81,6 +77,44 @@ export class FsBlobStore implements BlobStore {
     } finally {
       source.off('error', onSourceError);
     }
+  }
+
+  /**
+   * {@inheritDoc BlobStore.putFile} The file becomes the blob's data by a hard link (no byte is read or written;
+   * the file stays where it is, as it is), or by a copy the kernel makes when it is on another filesystem: either
+   * way off this thread, which only waits for a few system calls. `options.id` as in {@link put}.
+   */
+  async putFile(path: string, meta: BlobMeta, options: { id?: string } = {}): Promise<BlobRef> {
+    const id = options.id ?? newBlobId();
+    if (!isBlobId(id)) throw new RangeError(`invalid blob id: ${JSON.stringify(id)}`);
+    await mkdir(this.#blobs, { recursive: true });
+    const staging = await this.#tmp.create('put');
+    try {
+      const data = join(staging, 'data');
+      // A symbolic link is copied through (a hard link would link the link); a regular file is linked, or copied
+      // (copy_file_range where it can) on another filesystem (EXDEV) or one without hard links.
+      const linkable = (await lstat(path)).isFile();
+      await (linkable ? link(path, data) : Promise.reject(new Error('not a regular file'))).catch((error: unknown) => {
+        if (fsErrorCode(error) === 'ENOENT') throw error;
+        return copyFile(path, data, constants.COPYFILE_EXCL);
+      });
+      const info = await stat(data);
+      if (!info.isFile()) throw new Error(`${path} is not a file`);
+      return await this.#commit(staging, id, info.size, meta);
+    } catch (error) {
+      await rm(staging, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** Writes the metadata next to the staged data and renames the staging folder into place as blob `id`. */
+  async #commit(staging: string, id: string, size: number, meta: BlobMeta): Promise<BlobRef> {
+    const stored: StoredMeta = { size, createdAt: new Date().toISOString(), meta };
+    await writeFile(join(staging, 'meta.json'), JSON.stringify(stored), { flag: 'wx' });
+    await rename(staging, this.#blobDir(id)).catch((error: unknown) => {
+      throw fsErrorCode(error) === 'ENOTEMPTY' || fsErrorCode(error) === 'EEXIST' ? new BlobExistsError(id) : error;
+    });
+    return { id, contentType: meta.contentType, size };
   }
 
   /** {@inheritDoc BlobStore.stat} */

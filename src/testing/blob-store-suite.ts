@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -65,8 +68,8 @@ function generated(size: number): { stream: Readable; sha256: Promise<string> } 
  * The contract every {@link BlobStore} keeps, as a test suite: run it on a custom store with node:test's
  * `describe` and `it`, e.g. `blobStoreSuite('my store', { create: async () => new MyStore(), describe, it })`.
  * It checks put/stat/open (ranges included), delete, expiry and `expired`, {@link BlobExistsError},
- * {@link BlobTooLargeError}, that a failed put leaves nothing, and that a file larger than S3's 5 MiB part size
- * streams through in bounded memory.
+ * {@link BlobTooLargeError}, that a failed put leaves nothing, `putFile` where the store declares it, and that a file
+ * larger than S3's 5 MiB part size streams through in bounded memory.
  */
 export function blobStoreSuite(name: string, options: BlobStoreSuiteOptions): void {
   const { describe, it } = options;
@@ -85,6 +88,34 @@ export function blobStoreSuite(name: string, options: BlobStoreSuiteOptions): vo
         assert.ok(store.capabilities instanceof Set, 'capabilities is a set');
         if (store.capabilities.has('localPath')) assert.equal(typeof store.localPath, 'function');
         if (store.capabilities.has('presignedGet')) assert.equal(typeof store.presignGet, 'function');
+        if (store.capabilities.has('putFile')) assert.equal(typeof store.putFile, 'function');
+      }));
+
+    it('with putFile: stores a local file, leaves the file, refuses a taken id and a missing file', () =>
+      withStore(async (store) => {
+        if (!store.capabilities.has('putFile') || !store.putFile) return;
+        const dir = await mkdtemp(join(tmpdir(), 'va-suite-put-file-'));
+        try {
+          const file = join(dir, 'result.bin');
+          await writeFile(file, 'file bytes');
+          const id = freshId();
+          const ref = await store.putFile(file, { contentType: 'video/mp4', owner: 'o' }, { id });
+          assert.deepEqual(ref, { id, contentType: 'video/mp4', size: 10 });
+          assert.equal((await store.stat(id))?.size, 10);
+          assert.equal((await readAll(await store.open(id))).toString(), 'file bytes');
+          assert.equal(await readFile(file, 'utf8'), 'file bytes', 'the file stays');
+          await assert.rejects(store.putFile(file, { contentType: 'video/mp4', owner: 'o' }, { id }), BlobExistsError);
+          const missing = freshId();
+          await assert.rejects(store.putFile(join(dir, 'missing.bin'), { contentType: 'video/mp4', owner: 'o' }, { id: missing }));
+          assert.equal(await store.stat(missing), undefined);
+          // The blob is its own: deleting the file keeps it, deleting it keeps nothing of the file's.
+          await rm(file);
+          assert.equal((await readAll(await store.open(id))).toString(), 'file bytes');
+          await store.delete(id);
+          assert.equal(await store.stat(id), undefined);
+        } finally {
+          await rm(dir, { recursive: true, force: true });
+        }
       }));
 
     it('stores a stream and gives back its bytes, size, type and metadata', () =>

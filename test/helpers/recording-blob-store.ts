@@ -21,6 +21,13 @@ export class RecordingBlobStore extends FsBlobStore {
     return ref;
   }
 
+  /** A put of a local file (job results) is recorded as a put. */
+  override async putFile(path: string, meta: BlobMeta, options?: { id?: string }): Promise<BlobRef> {
+    const ref = await super.putFile(path, meta, options);
+    this.events.push({ op: 'put', id: ref.id, contentType: meta.contentType });
+    return ref;
+  }
+
   override async delete(id: string): Promise<void> {
     await super.delete(id);
     this.events.push({ op: 'delete', id });

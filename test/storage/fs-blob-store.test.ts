@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
@@ -101,6 +101,39 @@ describe('FsBlobStore', () => {
     await assert.rejects(store.put(failing, META), /connection reset/);
     assert.deepEqual(await readdir(join(dir, 'blobs')), []);
     assert.deepEqual(await readdir(join(dir, 'tmp')), []);
+  });
+
+  it('stores a local file by a hard link (same filesystem), leaves the file and nothing in tmp/ on failure', async () => {
+    const dir = await freshDir();
+    const store = new FsBlobStore(dir);
+    const file = join(dir, 'engine-output.mp4');
+    await writeFile(file, 'video bytes');
+    const ref = await store.putFile(file, META, { id: 'result-0001' });
+    assert.deepEqual(ref, { id: 'result-0001', contentType: 'audio/wav', size: 11 });
+    const path = await store.localPath(ref.id);
+    assert.ok(path);
+    // No byte was copied: the blob's data is the file's inode.
+    assert.equal((await stat(path)).ino, (await stat(file)).ino);
+    assert.deepEqual((await store.stat(ref.id))?.meta, META);
+    await assert.rejects(store.putFile(file, META, { id: 'result-0001' }), /already exists/);
+    await assert.rejects(store.putFile(join(dir, 'missing.mp4'), META), /ENOENT/);
+    await assert.rejects(store.putFile(file, META, { id: '../escape-attempt' }), RangeError);
+    assert.deepEqual(await readdir(join(dir, 'tmp')), []);
+    assert.equal(await readFile(file, 'utf8'), 'video bytes');
+  });
+
+  it('copies what a symbolic link points to instead of linking the link', async () => {
+    const dir = await freshDir();
+    const store = new FsBlobStore(dir);
+    const file = join(dir, 'target.mp4');
+    await writeFile(file, 'target bytes');
+    await symlink(file, join(dir, 'link.mp4'));
+    const ref = await store.putFile(join(dir, 'link.mp4'), META);
+    const path = await store.localPath(ref.id);
+    assert.ok(path);
+    assert.equal((await stat(path)).isFile(), true);
+    assert.notEqual((await stat(path)).ino, (await stat(file)).ino);
+    assert.equal(await readFile(path, 'utf8'), 'target bytes');
   });
 
   it('lists expired blobs and follows setExpiry', async () => {

@@ -26,7 +26,7 @@ describe('choosing the S3 blob store', () => {
     (s3 as S3BlobStore).close();
     const fs = createBlobStore({ dataDir: '/tmp/unused' });
     assert.ok(fs instanceof FsBlobStore);
-    assert.deepEqual([...fs.capabilities].sort(), ['exclusiveCreate', 'localPath', 'range']);
+    assert.deepEqual([...fs.capabilities].sort(), ['exclusiveCreate', 'localPath', 'putFile', 'range']);
   });
 
   it('refuses malformed s3 options at start-up', () => {

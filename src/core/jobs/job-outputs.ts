@@ -1,8 +1,7 @@
-import { createReadStream } from 'node:fs';
 import type { BlobRef, Job, JobResult } from '../../domain/job.js';
 import type { Logger } from '../../domain/logger.js';
 import { BlobExistsError, type BlobMeta, type BlobStore } from '../../storage/blob-store.js';
-import { blobToLocalFile } from '../../storage/blob-files.js';
+import { blobToLocalFile, putLocalFile } from '../../storage/blob-files.js';
 import type { OutputFile } from '../kinds/kind-spec.js';
 import { JobFailedError } from './job-failure.js';
 import { verifyOutput, type ProbeFn } from './output-check.js';
@@ -55,7 +54,7 @@ export async function storeOutputs(
     for (const [name, output] of named) {
       const meta = { owner: job.owner, contentType: output.contentType, expiresAt };
       const id = ids?.[name];
-      stored[name] = id ? await putOrKeep(deps.blobs, output.path, meta, id) : await deps.blobs.put(createReadStream(output.path), meta);
+      stored[name] = id ? await putOrKeep(deps.blobs, output.path, meta, id) : await putLocalFile(deps.blobs, output.path, meta);
     }
     signal.throwIfAborted();
     return stored;
@@ -76,7 +75,7 @@ export async function storeOutputs(
 /** Stores the file under `id`, or when a blob is there already (an earlier run of the job stored it), keeps that one. */
 async function putOrKeep(blobs: BlobStore, path: string, meta: BlobMeta, id: string): Promise<BlobRef> {
   try {
-    return await blobs.put(createReadStream(path), meta, { id });
+    return await putLocalFile(blobs, path, meta, { id });
   } catch (error) {
     if (!(error instanceof BlobExistsError)) throw error;
     const existing = await blobs.stat(id);

@@ -45,6 +45,11 @@ export class TrackingBlobStore implements BlobStore {
     this.created.push(ref.id);
     return ref;
   }
+  async putFile(path: string, meta: BlobMeta, options?: { id?: string }): Promise<BlobRef> {
+    const ref = await this.inner.putFile(path, meta, options);
+    this.created.push(ref.id);
+    return ref;
+  }
   stat(id: string): Promise<BlobInfo | undefined> {
     return this.inner.stat(id);
   }
