@@ -23,6 +23,9 @@
  *   (composing RGBA frames on one thread), the RGBA→yuv420p conversion (drawing yuv420p frames less drawing RGBA
  *   ones), the pipe (writing the frames into a pipe that `cat` empties, both ends), the encoder (ffmpeg on the
  *   job's own frames: reading them, x264, the audio, the mp4) against the still image's encode, and the whole job;
+ * - `wholeJobCpuMsPerFrameByProcess`: the whole job's CPU split by process, read from /proc around each round (see
+ *   lipsync/stage-cpu.ts): the host, the frame child (drawing, converting, writing the pipe), its ffmpeg (the
+ *   encoder), the analysis child and its ffmpeg (the decoder);
  * - then peak memory of whole jobs of BENCH_LIPSYNC_MEMORY_SECONDS (default `30,300`) of speech at each size, each
  *   in its own process: the peak sum of the resident sets of that process (worker threads included) and its
  *   ffmpeg, sampled from /proc, and each one's own peak (an empty BENCH_LIPSYNC_MEMORY_SECONDS skips it).
@@ -48,6 +51,7 @@ import type { BenchSection } from './lib/settings.js';
 import { measured, type Cost } from './lib/measure.js';
 import { median, round } from './lib/stats.js';
 import { cpuSeconds } from './lipsync/cpu-time.js';
+import { stageCpu, stageDelta, type StageCpu } from './lipsync/stage-cpu.js';
 import { makeSpeech } from './lipsync/speech.js';
 import { sampleTreeMemory } from './lipsync/tree-memory.js';
 import { StillEncoder } from './lipsync/still-encoder.js';
@@ -93,13 +97,16 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
     for (const size of SIZES) {
       const scenario = { audioPath, avatar, size, binaries, analyzer, dir, stillEncoder };
       const runs: Record<'job' | 'still' | 'rgbaJob' | 'rgbaStill', Cost[]> = { job: [], still: [], rgbaJob: [], rgbaStill: [] };
+      const stages: StageCpu[] = [];
       // Unmeasured: the first job at a size starts the frame worker and draws the avatar's layers for it.
       await wholeJob(scenario, 'yuv420p');
       const loadBefore = loadavg()[0]!;
       // The machine's speed drifts (shared cores): the measurements alternate, ROUNDS times, and each is
       // reported as its median.
       for (let r = 0; r < ROUNDS; r++) {
+        const before = stageCpu();
         runs.job.push(await wholeJob(scenario, 'yuv420p'));
+        stages.push(stageDelta(before, stageCpu()));
         runs.still.push(await staticEncode(scenario, 'yuv420p'));
         runs.rgbaJob.push(await wholeJob(scenario, 'rgba'));
         runs.rgbaStill.push(await staticEncode(scenario, 'rgba'));
@@ -142,6 +149,10 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
           stillEncoder: perFrame(cpu(runs.still)),
           wholeJob: perFrame(cpu(runs.job)),
         },
+        // The whole job's own CPU by process (medians over its rounds): drawing is the frame child, x264 its ffmpeg.
+        wholeJobCpuMsPerFrameByProcess: Object.fromEntries(
+          (Object.keys(stages[0] ?? {}) as (keyof StageCpu)[]).map((stage) => [stage, perFrame(median(stages.map((s) => s[stage])))]),
+        ),
         rgba: {
           wholeJobRtf: round(wall(runs.rgbaJob) / SECONDS),
           staticEncodeRtf: round(wall(runs.rgbaStill) / SECONDS),

@@ -10,6 +10,8 @@ export interface ProcessInfo {
   nice: number;
   /** utime + stime + cutime + cstime (USER_HZ ticks): its own CPU and that of its children that ended. */
   cpuTicks: number;
+  /** utime + stime: its own CPU only (all its threads). */
+  ownTicks: number;
 }
 
 /** What /proc/<pid>/stat says of a process, or undefined when it is gone or a zombie. */
@@ -31,7 +33,8 @@ export function processInfo(pid: number | 'self'): ProcessInfo | undefined {
     // ended meanwhile: its stat line is enough
   }
   const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
-  return { pid: Number(stat.slice(0, stat.indexOf(' '))), ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cmdline, nice: Number(fields[16]), cpuTicks: ticks };
+  const own = Number(fields[11]) + Number(fields[12]);
+  return { pid: Number(stat.slice(0, stat.indexOf(' '))), ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cmdline, nice: Number(fields[16]), cpuTicks: ticks, ownTicks: own };
 }
 
 /** The live descendants of `root` (default: this process), children before grandchildren; read synchronously. */
