@@ -4,7 +4,8 @@
  * one that would have followed) and `start − 1` resembles `end − 1`, in the whole picture (a small thumbnail: the
  * body, the hands, the light) and in the head's place and pose (its steady landmarks). The last few frames are then
  * mixed towards the frames before `start` (the crossfade, done by the preparation), so the join is the source's own
- * step from `start − 1` to `start`.
+ * step from `start − 1` to `start`: a calm one is chosen, by the change of the picture's detail (every
+ * {@link SAMPLE_STRIDE}th pixel each way) from the frame before, which the thumbnails average away.
  */
 
 /** What the choice looks at in each frame. */
@@ -13,6 +14,8 @@ export interface LoopFrame {
   thumb: Uint8Array;
   /** Steady landmarks (eyes, nose, jaw by the ears) in eye distances, or none where no face was found. */
   pose?: Float32Array;
+  /** The picture's change from the frame before, in detail ({@link sampleStep}; 0 for the first frame). */
+  step?: number;
 }
 
 export const THUMB_WIDTH = 8;
@@ -57,6 +60,27 @@ export function lumaThumb(frame: Uint8Array, width: number, height: number): Uin
   return out;
 }
 
+/** One luma pixel in this many each way makes the sample {@link sampleStep} compares. */
+export const SAMPLE_STRIDE = 4;
+
+/** A sparse sample of a `width × height` yuv420p frame's luma (every {@link SAMPLE_STRIDE}th pixel of every such row). */
+export function lumaSample(frame: Uint8Array, width: number, height: number): Uint8Array {
+  const columns = Math.ceil(width / SAMPLE_STRIDE);
+  const out = new Uint8Array(columns * Math.ceil(height / SAMPLE_STRIDE));
+  let k = 0;
+  for (let y = 0; y < height; y += SAMPLE_STRIDE) {
+    for (let x = 0, p = y * width; x < width; x += SAMPLE_STRIDE, p += SAMPLE_STRIDE) out[k++] = frame[p]!;
+  }
+  return out;
+}
+
+/** The mean absolute difference of two {@link lumaSample}s (grey levels): how much the picture changed in detail. */
+export function sampleStep(a: Uint8Array, b: Uint8Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += Math.abs(a[i]! - b[i]!);
+  return sum / Math.max(1, a.length);
+}
+
 /** The steady landmarks of `points` (68, pixels) relative to the eyes' midpoint, in eye distances. */
 export function poseVector(points: ArrayLike<number>): Float32Array {
   const ex = (points[72]! + points[90]!) / 2;
@@ -88,6 +112,9 @@ export function frameDistance(a: LoopFrame, b: LoopFrame): number {
   return d;
 }
 
+/** Weight of the join's step in detail ({@link LoopFrame.step}) in a loop's cost, against the thumbnails' distances. */
+const CALM_WEIGHT = 4;
+
 /**
  * The loop of a clip of `frames` (see the module comment): at least `minLength` frames (default: 60 % of the clip),
  * starting within its first quarter, at or after `crossfade`; frames without a face (`lost`) inside it count against
@@ -112,8 +139,8 @@ export function chooseLoop(frames: readonly LoopFrame[], crossfade: number, lost
       const join = frameDistance(frames[start]!, frames[end]!) + frameDistance(frames[start - 1]!, frames[end - 1]!);
       const lostInside = lostBefore[end]! - lostBefore[start]!;
       // The join is the source's step from `start − 1` to `start` (the crossfade ends on `start − 1`): a calm one is
-      // better. Longer loops a little better; frames without a face inside much worse.
-      const cost = join + steps[start - 1]! + 10 * lostInside - (2 * (end - start)) / n;
+      // better, in the thumbnails and in detail. Longer loops a little better; frames without a face inside much worse.
+      const cost = join + steps[start - 1]! + CALM_WEIGHT * (frames[start]!.step ?? 0) + 10 * lostInside - (2 * (end - start)) / n;
       if (cost < bestCost) {
         bestCost = cost;
         best = { start, end, crossfade: Math.min(fade, start), joinDistance: join / 2, medianStep };

@@ -27,7 +27,7 @@ import { VideoAvatarError } from './errors.js';
 import { facePose, measureMouth, shapeOf } from './face-geometry.js';
 import { boundsOf, FaceTracker } from './face-tracker.js';
 import { encodeVideoLandmarks } from './landmark-codec.js';
-import { chooseLoop, lumaThumb, poseVector, type LoopFrame } from './loop-points.js';
+import { chooseLoop, lumaSample, lumaThumb, poseVector, sampleStep, type LoopFrame } from './loop-points.js';
 import { chooseAtlas, chooseNeutral, openingScale, poseDistance, restMouth, type FrameFacts } from './mouth-choice.js';
 import { PatchRenderer, type EntryImage } from './patch-renderer.js';
 import { fillGaps, smoothTrack } from './smooth-track.js';
@@ -194,15 +194,19 @@ function round<T extends object>(values: T): T {
 interface Tracked {
   points: (Float32Array | undefined)[];
   thumbs: Uint8Array[];
+  /** Each frame's change in detail from the one before (loop-points' `sampleStep`). */
+  steps: Float32Array;
 }
 
-/** Pass 1: the face and a thumbnail of every frame; the clip's decoded length checked. */
+/** Pass 1: the face, a thumbnail and the change from the frame before of every frame; the clip's decoded length checked. */
 async function track(path: string, geometry: ClipGeometry, options: PrepareVideoFaceOptions, headerFrames: number): Promise<Tracked> {
   const maxSeconds = options.maxSeconds ?? MAX_CLIP_SECONDS;
   const maxFrames = Math.ceil(maxSeconds * geometry.fps);
   const tracker = new FaceTracker(geometry.width, geometry.height);
   const points: (Float32Array | undefined)[] = [];
   const thumbs: Uint8Array[] = [];
+  const steps: number[] = [];
+  let sample: Uint8Array | undefined;
   const estimate = headerFrames > 0 ? Math.min(headerFrames, maxFrames) : maxFrames;
   for await (const frame of decodeClip(path, { geometry, maxFrames: maxFrames + 1, signal: options.signal }, options.binaries)) {
     if (frame.index >= maxFrames) {
@@ -212,6 +216,9 @@ async function track(path: string, geometry: ClipGeometry, options: PrepareVideo
     const face = await tracker.next(frame.pixels);
     points.push(face?.points);
     thumbs.push(lumaThumb(frame.pixels, geometry.width, geometry.height));
+    const next = lumaSample(frame.pixels, geometry.width, geometry.height);
+    steps.push(sample ? sampleStep(sample, next) : 0);
+    sample = next;
     frame.release();
     if (frame.index % 25 === 0) options.onProgress?.({ stage: 'tracking', done: frame.index + 1, total: Math.max(estimate, frame.index + 1) });
   }
@@ -219,7 +226,7 @@ async function track(path: string, geometry: ClipGeometry, options: PrepareVideo
   if (points.length < minSeconds * geometry.fps) {
     throw new VideoAvatarError('too_short', `the clip lasts ${(points.length / geometry.fps).toFixed(1)} s as decoded; a video avatar's clip lasts at least ${minSeconds} s (30 s to 2 minutes are best)`);
   }
-  return { points, thumbs };
+  return { points, thumbs, steps: Float32Array.from(steps) };
 }
 
 /** Per frame: the smoothed face's facts, and the clip's rest mouth and opening. */
@@ -293,7 +300,7 @@ function choose(tracked: Tracked, facts: Facts, geometry: ClipGeometry): Plan {
     throw new VideoAvatarError('face_lost', 'the face is never still and closed-mouthed long enough to take its rest from; record a few seconds of the person silent, facing the camera');
   }
   const atlas = chooseAtlas(facts.frames, facts.openScale, neutral);
-  const loopFrames: LoopFrame[] = facts.smoothed.map((p, t) => ({ thumb: tracked.thumbs[t]!, pose: facts.lost[t] ? undefined : poseVector(p) }));
+  const loopFrames: LoopFrame[] = facts.smoothed.map((p, t) => ({ thumb: tracked.thumbs[t]!, pose: facts.lost[t] ? undefined : poseVector(p), step: tracked.steps[t] }));
   const loop = chooseLoop(loopFrames, Math.round(CROSSFADE_SECONDS * geometry.fps), facts.lost);
   return { cuts: [...neutral.map((frame) => ({ frame, viseme: 'X' as const })), ...atlas], loop, facts };
 }
