@@ -110,11 +110,20 @@ describe('video avatar jobs', { timeout: 300_000 }, () => {
     const geometry = { width: data.width, height: data.height, fps: data.fps };
     const { mapping } = decodedFrame(geometry, size);
     const frames: Uint8Array[] = [];
+    const steps: number[] = [];
+    const whole = { x0: 0, y0: 0, x1: size.width, y1: size.height };
+    let last: Uint8Array | undefined;
     for await (const frame of decodeClip(outputPath, { geometry: { ...size, fps: data.fps }, normalised: true }, binaries)) {
       if (frame.index < 5 || (frame.index >= data.frames && frame.index < data.frames + 5)) frames.push(frame.pixels.slice());
+      if (last) steps.push(changeInside(frame.pixels, last, size.width, whole));
+      last = frame.pixels.slice();
       frame.release();
     }
     assert.equal(frames.length, 10, 'the video runs past the clip');
+    // No jump where the clip plays again (steps[t - 1] is the change into frame t).
+    const median = [...steps].sort((a, b) => a - b)[steps.length >> 1]!;
+    const atJoin = steps[data.frames - 1]!;
+    assert.ok(atJoin <= median, `the change across the loop's join (${atJoin.toFixed(2)}) is at most the median step (${median.toFixed(2)})`);
     for (let k = 0; k < 5; k++) {
       const psnr = psnrOutside(frames[k]!, frames[k + 5]!, size.width, size.height, { x0: 0, y0: 0, x1: 0, y1: 0 });
       assert.ok(psnr >= 35, `frame ${data.frames + k} is the clip's frame ${k} again: PSNR ${psnr.toFixed(1)} dB`);

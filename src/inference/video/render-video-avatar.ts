@@ -2,13 +2,15 @@
  * A job's video with a video avatar: the prepared clip decoded from its first frame (scaled and cropped to the job's
  * frame size, as every avatar is framed), each frame's mouth drawn from the mouth track (video-frame-renderer), and
  * the frames piped into the H.264 encoder with the speech; where the speech outlasts the clip it plays again (the
- * prepared clip is a seamless loop). Streamed: a few frames are held at once, whatever the length.
+ * prepared clip is a seamless loop; the start of each new pass is eased from the last frame shown: loop-join).
+ * Streamed: a few frames are held at once, whatever the length.
  */
 import type { VideoFace } from '../../domain/avatar/video-face.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import { openVideoEncoder, type VideoEncoderSettings } from '../media/encode-video.js';
 import { decodeClip, decodedFrame } from './decode-clip.js';
+import { LoopJoinEase } from './loop-join.js';
 import { VideoFrameRenderer, type MouthSource } from './video-frame-renderer.js';
 
 /** Options of {@link renderVideoAvatar}. */
@@ -56,9 +58,13 @@ export async function renderVideoAvatar(options: RenderVideoAvatarOptions): Prom
   );
   try {
     let done = 0;
+    const join = new LoopJoinEase();
     while (done < total) {
       const before = done;
       for await (const frame of decodeClip(face.clipPath, { geometry, outputSize: options.outputSize, normalised: true, maxFrames: total - done, signal }, binaries)) {
+        if (before > 0) join.ease(frame.pixels, frame.index);
+        // The pass's last frame, as decoded, when another pass follows.
+        if (frame.index === renderer.frames - 1 && done + 1 < total) join.hold(frame.pixels);
         renderer.drawInto(frame.pixels, frame.index, mouths[done] ?? RESTING_MOUTH);
         options.onSource?.(done, renderer.lastSource);
         await encoder.write(frame.pixels, frame.release);
