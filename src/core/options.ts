@@ -341,7 +341,7 @@ export const optionsSchema = z
     maxAttempts: posInt
       .default(3)
       .describe(
-        'with `bullmq`: how many runs of one job may begin (a worker that died, a shutdown hand-back, a failure inside the service); after the last the job ends in `error` (`interrupted`). Engine failures are not retried. With either queue it also bounds the runs of a photo avatar\'s preparation (which resumes after a restart)',
+        'with `bullmq`: how many runs of one job may begin (a worker that died, a shutdown hand-back, a failure inside the service); after the last the job ends in `error` (`interrupted`). Engine failures are not retried, except a crash of an engine\'s child process (a signal, the OOM killer), handed back like a dead worker\'s job (its last attempt ends in `error` with the crash\'s reason). With either queue it also bounds the runs of a photo avatar\'s preparation (which resumes after a restart)',
       ),
     redisTimeouts: z
       .object({

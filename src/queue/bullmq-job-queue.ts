@@ -174,11 +174,11 @@ export class BullMqJobQueue implements JobQueue {
     refresh.unref();
     let handedBack = false;
     try {
-      const outcome = await handlers.run(data.uid, { takeOver: true });
+      const outcome = await handlers.run(data.uid, { takeOver: true, retries: true });
       // A failed delivery is retried (job option `attempts`): the next worker takes the job over, and with it
       // the key slot, which stays held meanwhile (the job is still `ongoing`).
       handedBack = outcome === 'handed-back';
-      if (handedBack) throw new Error('handed back at shutdown');
+      if (handedBack) throw new Error('handed back (shutdown, or a crash of the engine process)');
     } finally {
       clearInterval(refresh);
       if (!handedBack) await this.semaphore.release(key, data.uid).catch((error: unknown) => {

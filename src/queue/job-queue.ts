@@ -25,13 +25,19 @@ export interface Delivery {
    * again because the worker that ran it died (its lease lapsed), so the runner starts a new attempt.
    */
   takeOver: boolean;
+  /**
+   * Whether the queue delivers this job again when its run is handed back (`handed-back`), as it does a dead
+   * worker's job (queues with `retries`). Default false.
+   */
+  retries?: boolean;
 }
 
 /** What a consuming queue calls; implemented by the job runner. Neither may reject for a job's own failure. */
 export interface QueueHandlers {
   /**
    * Runs one job (claims it in the store first); resolves when the run has ended. `handed-back`: the process
-   * is shutting down and left the job `ongoing` for the queue to hand to another worker (queues with retries).
+   * is shutting down, or (a delivery with `retries`) the engine's process crashed, and the job was left `ongoing`
+   * for the queue to hand to another worker (queues with retries).
    */
   run(uid: string, delivery: Delivery): Promise<'ended' | 'handed-back' | void>;
 }

@@ -17,6 +17,7 @@ import type { KindRunContext, KindServices, KindSpec } from '../kinds/kind-spec.
 import { inject, injectable } from '../injection.js';
 import { TOKENS } from '../tokens.js';
 import { SERVICES } from '../service-tokens.js';
+import { isEngineCrash } from '../../domain/engine-crash.js';
 
 /**
  * Progress is written at most this often (and always its last step). Each write is a compare-and-set of the record
@@ -126,6 +127,13 @@ export class JobRunner {
     } catch (error) {
       // Shutdown with a queue that retries: the job stays `ongoing` at this attempt and the queue hands it on.
       if (controller.signal.reason instanceof HandBack) return 'handed-back';
+      // An engine's process crashed (a signal, the OOM killer) with a queue that retries: handed on like a dead
+      // worker's job (the job stays `ongoing` at this attempt; the queue's next delivery takes it over), until the
+      // last attempt, which ends in `error` with the crash's reason.
+      if (delivery.retries === true && !controller.signal.aborted && isEngineCrash(error) && (job.attempt ?? 1) < this.settings.maxAttempts) {
+        this.logger.warn('an engine process crashed; the job is handed back to the queue', { uid, kind: job.kind, attempt: job.attempt, error: String(error) });
+        return 'handed-back';
+      }
       // Once aborted, the abort's reason is why the job ends (a timeout, say), not what the engine threw.
       const failure = toFailure(controller.signal.aborted ? controller.signal.reason : error);
       // When the job was ended from outside or taken over by a later attempt, this compare-and-set loses and changes nothing.
@@ -344,7 +352,10 @@ interface AliveWrites {
   lastMs: number;
 }
 
-/** How a run ended: the job reached a final state or was left to another attempt (`ended`), or was handed back at shutdown. */
+/**
+ * How a run ended: the job reached a final state or was left to another attempt (`ended`), or was handed back to a
+ * queue that retries (at shutdown, or after its engine's process crashed).
+ */
 export type RunOutcome = 'ended' | 'handed-back';
 
 /** The abort reason of a run handed back to the queue at shutdown. */

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
+import { EngineCrashError } from '../../domain/engine-crash.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
 import type { PhotoFace } from '../../domain/avatar/photo.js';
 import type { FrameDrawer } from './frame-drawer.js';
@@ -201,7 +202,7 @@ class WorkerFrameSource extends FrameSource {
   private readonly onExit = (code: number | null, signal: NodeJS.Signals | null) => {
     // Messages sent before the exit may still be queued; give them one more turn.
     setImmediate(() => {
-      this.failure ??= new Error(`${describeExit('frame drawing', code, signal)} before drawing every frame`);
+      this.failure ??= new EngineCrashError(`${describeExit('frame drawing', code, signal)} before drawing every frame`);
       this.settleSetUp(this.failure);
       this.notify();
     });

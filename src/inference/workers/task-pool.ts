@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { EngineCrashError } from '../../domain/engine-crash.js';
 import { availableParallelism } from 'node:os';
 import { describeExit, holdChild, killChild, killGroup, sendToChild, startChild } from './child.js';
 import type { ChildModule } from './child-module.js';
@@ -264,7 +265,7 @@ export class TaskPool<Task, Result, Event = never> {
         const { fatal } = worker;
         worker.failure ??= fatal
           ? new Error(`the ${name} process failed: ${fatal.message}`, { cause: reviveError(fatal) })
-          : new Error(`${describeExit(name, code, signal)} before finishing its task`);
+          : new EngineCrashError(`${describeExit(name, code, signal)} before finishing its task`);
         worker.current?.settle({ error: worker.failure });
       });
     });
