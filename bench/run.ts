@@ -3,8 +3,6 @@
  * one JSON line per measured scenario on stdout. A new section is a file in bench/ exporting a
  * {@link BenchSection}, added to {@link SECTIONS}.
  */
-// First: the children's environment defaults for this process too, before the canvas library loads (see the file).
-import './lib/child-env.js';
 import { clusterBench } from './cluster.js';
 import { eventLoopBench } from './event-loop.js';
 import { httpBench } from './http.js';

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +12,6 @@ import { FrameSource, idleFrameWorkers } from '../../src/inference/render/frame-
 import { builtIns, hashOf } from './helpers.js';
 import { probeMedia } from '../../src/inference/media/index.js';
 import { BINARIES } from '../helpers/media.js';
-import { processTree } from '../helpers/processes.js';
-import { CHILD_ENV_DEFAULTS, childEnv } from '../../src/inference/workers/child-env.js';
 
 let amara: AvatarDefinition;
 let avatars: AvatarDefinition[];
@@ -149,25 +147,6 @@ test('a worker that finished a video draws the next one (no new start-up); one s
   await frames.return(undefined);
   await stopped.close();
   assert.equal(idleFrameWorkers(), idle - 1, 'a worker stopped half-way does not go back to the pool');
-});
-
-test('the frame child starts with the canvas allocator kept off huge pages, unless the host says otherwise', async () => {
-  assert.deepEqual(CHILD_ENV_DEFAULTS, { MIMALLOC_ALLOW_THP: '0' });
-  assert.equal(childEnv({ PATH: '/bin' }, 'NAME', 'frames').MIMALLOC_ALLOW_THP, '0');
-  assert.equal(childEnv({ MIMALLOC_ALLOW_THP: '1' }, 'NAME', 'frames').MIMALLOC_ALLOW_THP, '1', "the operator's setting wins");
-  assert.equal(childEnv({ NAME: 'x' }, 'NAME', 'frames').NAME, 'frames');
-  const source = FrameSource.open({ definition: amara });
-  try {
-    await source.ready();
-    const children = processTree().filter((info) => info.cmdline.includes('frame drawing'));
-    assert.ok(children.length > 0, 'a frame child runs');
-    for (const child of children) {
-      const environ = readFileSync(`/proc/${child.pid}/environ`, 'utf8').split('\0');
-      assert.ok(environ.includes(`MIMALLOC_ALLOW_THP=${process.env.MIMALLOC_ALLOW_THP ?? '0'}`), `frame child ${child.pid}: ${environ.filter((e) => e.startsWith('MIMALLOC')).join(' ')}`);
-    }
-  } finally {
-    await source.close();
-  }
 });
 
 test('with an encoder, the worker writes the mp4 itself; a video closed unfinished is stopped, its file removed, and the worker kept', async () => {

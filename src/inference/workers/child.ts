@@ -1,6 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { ChildModule } from './child-module.js';
-import { childEnv } from './child-env.js';
 
 /** How a child is started by {@link startChild}. */
 export interface ChildOptions {
@@ -25,8 +24,7 @@ export function startChild(module: ChildModule, options: ChildOptions): ChildPro
     execArgv,
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    // The host's environment with the children's defaults under it (see child-env.ts).
-    env: childEnv(process.env, CHILD_NAME_ENV, options.name),
+    env: { ...process.env, [CHILD_NAME_ENV]: options.name },
     // Its own process group (POSIX): the ffmpeg processes it starts are killed with it (see killGroup), and a
     // terminal's Ctrl+C reaches the host only, which then ends its children.
     detached: process.platform !== 'win32',
