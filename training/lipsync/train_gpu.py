@@ -267,7 +267,8 @@ def main():
     ap.add_argument("--baseline-onnx", default=SHIPPED, help="the shipped model, scored the same way ('' to skip)")
     ap.add_argument("--batch", type=int, help="crops per step (default 128; 8 with --tiny)")
     ap.add_argument("--frames", type=int, help="frames per crop (default 400 = 4 s; 100 with --tiny)")
-    ap.add_argument("--real-share", type=float, default=0.4)
+    ap.add_argument("--real-share", type=float, default=0.5, help="share of the crops from the real training "
+                    "speakers (their aligner's label timing is the held-out set's; see README.md)")
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--weight-decay", type=float, default=1e-2)
     ap.add_argument("--val-every", type=float, help="seconds between validations (default 30; 5 with --tiny)")
