@@ -244,6 +244,19 @@ def export_all(name, net, out, x, seconds):
             "fallback_errors": errs, "check": ort_check(path, net, x, seconds)}
 
 
+def print_report(path):
+    """The held-out tables of a run's eval.json (shipped model first), as README.md shows them."""
+    with open(path) as f:
+        r = json.load(f)
+    runs = ([("shipped", r["shipped"])] if "real_test" in r.get("shipped", {}) else []) + list(r["models"].items())
+    for name, m in runs:
+        t = m["real_test"]
+        print(f"## {name}: 9-class {100 * t['frame_accuracy']:.2f} %, rest-vs-speech "
+              f"{100 * t['rest_vs_speech_accuracy']:.2f} %, macro recall {100 * t['macro_recall']:.1f} %; "
+              + ", ".join(f"{k} {100 * v['acc']:.1f} / {100 * v['rest']:.1f}" for k, v in t["per_speaker"].items()))
+        print("\n".join(summary_table(t)))
+
+
 def export_only(pt, out):
     ck = torch.load(pt, map_location="cpu")
     if ck["config"].get("arch") == "v2ft":
@@ -273,7 +286,10 @@ def main():
     ap.add_argument("--weight-decay", type=float, default=1e-2)
     ap.add_argument("--val-every", type=float, help="seconds between validations (default 30; 5 with --tiny)")
     ap.add_argument("--export", metavar="PT", help="only export a selected state (<arch>.pt) to --out, then stop")
+    ap.add_argument("--report", metavar="EVAL_JSON", help="only print the held-out tables of a run's eval.json")
     args = ap.parse_args()
+    if args.report:
+        return print_report(args.report)
     if args.export:
         return export_only(args.export, args.out)
     t_start = time.time()
