@@ -174,7 +174,12 @@ export class BullMqJobQueue implements JobQueue {
     refresh.unref();
     let handedBack = false;
     try {
-      const outcome = await handlers.run(data.uid, { takeOver: true, retries: true });
+      // Only while BullMQ has an attempt left does it deliver the job again after a hand-back. Its attempts can run
+      // out before the store's: a delivery that failed before its run claimed the job (Redis refused the key slot, the
+      // runner failed) spends one too. The last delivery's engine crash then ends the job with its reason, instead of
+      // leaving it `ongoing` until the recovery sweep ends it `interrupted`.
+      const retries = job.attemptsMade + 1 < (job.opts.attempts ?? 1);
+      const outcome = await handlers.run(data.uid, { takeOver: true, retries });
       // A failed delivery is retried (job option `attempts`): the next worker takes the job over, and with it
       // the key slot, which stays held meanwhile (the job is still `ongoing`).
       handedBack = outcome === 'handed-back';

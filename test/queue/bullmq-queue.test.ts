@@ -5,6 +5,7 @@ import { queueSuite } from '../../src/testing/queue-suite.js';
 import { BullMqJobQueue } from '../../src/queue/bullmq-job-queue.js';
 import { KeySemaphore } from '../../src/queue/key-semaphore.js';
 import { silentLogger } from '../../src/domain/logger.js';
+import type { Delivery } from '../../src/queue/job-queue.js';
 import { deleteRedisNamespace, SHARED_REDIS_URL } from '../helpers/redis-server.js';
 
 const REDIS_URL = SHARED_REDIS_URL;
@@ -58,6 +59,32 @@ describe('BullMQ queue across processes', { timeout: 30_000 }, () => {
       assert.equal(peak, 1);
     } finally {
       await Promise.all(consumers.map((consumer) => consumer.close()));
+    }
+  });
+});
+
+describe('BullMQ queue deliveries', { timeout: 30_000 }, () => {
+  it('says a delivery is retried only while BullMQ has an attempt left, counting a failure before any run', async () => {
+    const namespace = `va-test-queue-${randomBytes(4).toString('hex')}`;
+    namespaces.push(namespace);
+    const queue = new BullMqJobQueue({ url: REDIS_URL, namespace, jobsPerKey: 1, engines: 1, maxAttempts: 2, lockMs: 2_000, leaseMs: 8_000, keyRetryMs: 50, logger: silentLogger });
+    const deliveries: Delivery[] = [];
+    try {
+      await queue.start({
+        run: async (_uid, delivery) => {
+          deliveries.push(delivery);
+          // The first delivery fails inside the service (no run of the job began): BullMQ spends an attempt on it.
+          if (deliveries.length === 1) throw new Error('the runner failed');
+          return 'ended';
+        },
+      });
+      await queue.enqueue({ uid: 'spent-attempt', owner: 'o', kind: 'separation' });
+      const stop = Date.now() + 20_000;
+      while (deliveries.length < 2 && Date.now() < stop) await new Promise((done) => setTimeout(done, 50));
+      // The second delivery is BullMQ's last: a hand-back there would be delivered to no one.
+      assert.deepEqual(deliveries.map((d) => d.retries), [true, false]);
+    } finally {
+      await queue.close();
     }
   });
 });
