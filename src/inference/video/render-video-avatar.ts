@@ -13,13 +13,24 @@ import { decodeClip, decodedFrame } from './decode-clip.js';
 import { LoopJoinEase } from './loop-join.js';
 import { VideoFrameRenderer, type MouthSource } from './video-frame-renderer.js';
 
-/** Options of {@link renderVideoAvatar}. */
-export interface RenderVideoAvatarOptions {
-  face: VideoFace;
-  /** One mouth per frame at the face's frame rate (the resting mouth past its end). */
+/** A job's mouths: one per frame at the face's frame rate (the resting mouth past its end), and the frames to write. */
+export interface VideoMouthTrack {
   mouths: readonly MouthShape[];
-  /** Frames to write. */
   total: number;
+}
+
+/**
+ * The track now, or `track`, still being computed (the speech's analysis): the encoder and the decoder start, the
+ * face is read and the first frame decoded meanwhile, and the drawing waits for it (a rejection fails the job).
+ */
+export type VideoMouthTrackSource = VideoMouthTrack | { track: PromiseLike<VideoMouthTrack> };
+
+/** Options of {@link renderVideoAvatar}: a {@link VideoMouthTrackSource} and these. */
+export type RenderVideoAvatarOptions = RenderVideoAvatarSettings & VideoMouthTrackSource;
+
+/** The options of {@link renderVideoAvatar} besides the mouths. */
+export interface RenderVideoAvatarSettings {
+  face: VideoFace;
   /** The video's frame size (even sides; default the prepared clip's). */
   outputSize?: { width: number; height: number };
   /** The speech to mux, and at most how many seconds of it. */
@@ -37,7 +48,10 @@ export interface RenderVideoAvatarOptions {
 
 /** Renders a job's video with a video avatar (see the module comment); the partial file is removed on failure. */
 export async function renderVideoAvatar(options: RenderVideoAvatarOptions): Promise<void> {
-  const { face, mouths, total, binaries, signal } = options;
+  const { face, binaries, signal } = options;
+  // The track still being computed: a failure before it is awaited (below) must not be an unhandled rejection.
+  const pending = 'track' in options ? Promise.resolve(options.track) : undefined;
+  pending?.catch(() => undefined);
   const first = await VideoFrameRenderer.create(face);
   const geometry = { width: first.data.width, height: first.data.height, fps: first.data.fps };
   const size = decodedFrame(geometry, options.outputSize);
@@ -58,10 +72,20 @@ export async function renderVideoAvatar(options: RenderVideoAvatarOptions): Prom
   );
   try {
     let done = 0;
+    // Known once the first frame is decoded (the first pass decodes the whole clip until then; the excess is not read).
+    let track: VideoMouthTrack | undefined = pending ? undefined : (options as VideoMouthTrack);
     const join = new LoopJoinEase();
-    while (done < total) {
+    while (track === undefined || done < track.total) {
       const before = done;
-      for await (const frame of decodeClip(face.clipPath, { geometry, outputSize: options.outputSize, normalised: true, maxFrames: total - done, signal }, binaries)) {
+      const maxFrames = track ? track.total - done : undefined;
+      for await (const frame of decodeClip(face.clipPath, { geometry, outputSize: options.outputSize, normalised: true, maxFrames, signal }, binaries)) {
+        track ??= await pending!;
+        signal?.throwIfAborted();
+        if (done >= track.total) {
+          frame.release();
+          break;
+        }
+        const { mouths, total } = track;
         if (before > 0) join.ease(frame.pixels, frame.index);
         // The pass's last frame, as decoded, when another pass follows.
         if (frame.index === renderer.frames - 1 && done + 1 < total) join.hold(frame.pixels);

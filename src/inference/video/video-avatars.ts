@@ -10,13 +10,13 @@ import { childModule } from '../workers/child-module.js';
 import { TaskPool } from '../workers/task-pool.js';
 import { asVideoAvatarError } from './errors.js';
 import type { PreparedVideoFace, PrepareVideoFaceOptions } from './prepare-video-face.js';
-import type { RenderVideoAvatarOptions } from './render-video-avatar.js';
-import type { VideoTask, VideoTaskEvent } from './video-task.js';
+import type { RenderVideoAvatarSettings, VideoMouthTrackSource } from './render-video-avatar.js';
+import type { VideoTask, VideoTaskEvent, VideoTaskInput } from './video-task.js';
 
 /** Where the work runs: a pooled child process (default) or the calling thread. */
 export type VideoThread = 'worker' | 'main';
 
-let pool: TaskPool<VideoTask, PreparedVideoFace | undefined, VideoTaskEvent> | undefined;
+let pool: TaskPool<VideoTask, PreparedVideoFace | undefined, VideoTaskEvent, VideoTaskInput> | undefined;
 const VIDEO_WORKER = childModule(import.meta.url, 'video-worker');
 
 function videoPool(thread: VideoThread | undefined): typeof pool {
@@ -62,9 +62,14 @@ export async function prepareVideoAvatar(options: PrepareVideoAvatarOptions): Pr
 }
 
 /** Options of {@link renderVideoAvatarJob}: those of `renderVideoAvatar`, the binaries found when not given, and where it runs. */
-export type RenderVideoAvatarJobOptions = Omit<RenderVideoAvatarOptions, 'binaries' | 'onSource'> & { binaries?: EncoderBinaries; thread?: VideoThread };
+export type RenderVideoAvatarJobOptions = Omit<RenderVideoAvatarSettings, 'binaries' | 'onSource'> &
+  VideoMouthTrackSource & { binaries?: EncoderBinaries; thread?: VideoThread };
 
-/** Renders a job's mp4 with a video avatar (see render-video-avatar.ts). */
+/**
+ * Renders a job's mp4 with a video avatar (see render-video-avatar.ts). Given the mouth track as `{ track }` (a
+ * promise), the child starts the encoder and the decoder and reads the face while the track is computed; the track
+ * is sent to it once known.
+ */
 export async function renderVideoAvatarJob(options: RenderVideoAvatarJobOptions): Promise<void> {
   const { thread, signal, onFrame, binaries: given, ...rest } = options;
   const binaries = await resolveEncoderBinaries(given);
@@ -73,7 +78,11 @@ export async function renderVideoAvatarJob(options: RenderVideoAvatarJobOptions)
     const { renderVideoAvatar } = await import('./render-video-avatar.js');
     return renderVideoAvatar({ ...rest, binaries, signal, onFrame });
   }
-  await workers.run({ kind: 'render', ...rest, binaries }, { signal, onEvent: (event) => (event.kind === 'render' ? onFrame?.(event.done) : undefined) });
+  const onEvent = (event: VideoTaskEvent) => (event.kind === 'render' ? onFrame?.(event.done) : undefined);
+  if ('track' in rest) {
+    const { track, ...settings } = rest;
+    await workers.run({ kind: 'render', ...settings, binaries, track: 'input' }, { signal, onEvent, input: track });
+  } else await workers.run({ kind: 'render', ...rest, binaries }, { signal, onEvent });
 }
 
 /**

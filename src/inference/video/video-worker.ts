@@ -6,20 +6,25 @@
 import { serveTasks } from '../workers/serve-tasks.js';
 import { prepareVideoFace, type PreparedVideoFace } from './prepare-video-face.js';
 import { renderVideoAvatar } from './render-video-avatar.js';
-import type { VideoTask, VideoTaskEvent } from './video-task.js';
+import type { VideoTask, VideoTaskEvent, VideoTaskInput } from './video-task.js';
 
-serveTasks<VideoTask, PreparedVideoFace | undefined, VideoTaskEvent>(async (task, { signal, emit }) => {
+serveTasks<VideoTask, PreparedVideoFace | undefined, VideoTaskEvent, VideoTaskInput>(async (task, { signal, emit, input }) => {
   if (task.kind === 'prepare') {
     const { kind: _kind, ...options } = task;
     return prepareVideoFace({ ...options, signal, onProgress: (progress) => emit({ kind: 'prepare', progress }) });
   }
+  const { kind: _kind, ...settings } = task;
+  // The mouth track sent after the task (the speech's analysis ran meanwhile), or the one in it.
+  let total = 'track' in settings ? Number.POSITIVE_INFINITY : settings.total;
+  const track = 'track' in settings ? { track: input.then((known) => ((total = known.total), known)) } : settings;
   let last = 0;
   await renderVideoAvatar({
-    ...task,
+    ...settings,
+    ...track,
     signal,
     onFrame: (done) => {
       // At most a report every few frames: each crosses the process boundary.
-      if (done - last >= 10 || done === task.total) {
+      if (done - last >= 10 || done === total) {
         last = done;
         emit({ kind: 'render', done });
       }

@@ -29,13 +29,18 @@ export const TASK_WORKER_IDLE_MS = 30_000;
 export const TASK_ABORT_GRACE_MS = 1_000;
 
 /** How one call of {@link TaskPool.run} is told about its task. */
-export interface RunTaskOptions<Event> {
+export interface RunTaskOptions<Event, Input = never> {
   /** Aborting it stops the task in its worker; `run` then rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Called once the task is handed to a child (it may have waited for one before). */
   onPosted?: () => void;
   /** Called on the caller's thread with each event the task emits (e.g. progress). */
   onEvent?: (event: Event) => void;
+  /**
+   * Sent to the task once it resolves (the task's `context.input`), so that a task can start its setup before
+   * something it needs later is known. A rejection sends nothing: the caller stops the task (its `signal`).
+   */
+  input?: PromiseLike<Input>;
 }
 
 interface PooledWorker {
@@ -75,7 +80,7 @@ interface Running {
  * a thread that loaded it is terminated, heap corruption) kills the whole process, and a thread cannot be ended
  * safely while it runs native code.
  */
-export class TaskPool<Task, Result, Event = never> {
+export class TaskPool<Task, Result, Event = never, Input = never> {
   private readonly workers = new Set<PooledWorker>();
   private readonly idle: PooledWorker[] = [];
   private readonly waiting: Waiter[] = [];
@@ -90,7 +95,7 @@ export class TaskPool<Task, Result, Event = never> {
   }
 
   /** Runs `task` on a worker; resolves with its result or rejects with its error (or the abort reason). */
-  async run(task: Task, options: RunTaskOptions<Event> = {}): Promise<Result> {
+  async run(task: Task, options: RunTaskOptions<Event, Input> = {}): Promise<Result> {
     const { signal } = options;
     signal?.throwIfAborted();
     const worker = await this.acquire(signal);
@@ -133,6 +138,12 @@ export class TaskPool<Task, Result, Event = never> {
         if (worker.failure) worker.current.settle({ error: worker.failure });
         else {
           this.post(worker, { type: 'run', id, task });
+          options.input?.then(
+            (input) => {
+              if (worker.current?.id === id) this.post(worker, { type: 'input', id, input });
+            },
+            () => undefined,
+          );
           options.onPosted?.();
         }
       });
@@ -166,7 +177,7 @@ export class TaskPool<Task, Result, Event = never> {
     await Promise.all([...[...this.workers].map((worker) => this.end(worker)), ...this.ending]);
   }
 
-  private post(worker: PooledWorker, message: ToTaskWorker<Task>): void {
+  private post(worker: PooledWorker, message: ToTaskWorker<Task, Input>): void {
     sendToChild(worker.child, message);
   }
 

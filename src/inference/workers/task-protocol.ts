@@ -14,8 +14,10 @@ export interface SerializedError {
 }
 
 /** Parent → worker. */
-export type ToTaskWorker<Task> =
+export type ToTaskWorker<Task, Input = never> =
   | { type: 'run'; id: number; task: Task }
+  /** What the running task was told to wait for (`RunTaskOptions.input`), once the parent has it. */
+  | { type: 'input'; id: number; input: Input }
   /** Stop the task: its signal is aborted with `reason`; the worker answers `failed` once it stopped. */
   | { type: 'abort'; id: number; reason: SerializedError };
 
