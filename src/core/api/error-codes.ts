@@ -25,7 +25,8 @@ const INPUT_CODES: Record<Exclude<InputErrorCode | UploadErrorCode, 'too_large'>
   unreachable: 'the input URL cannot be fetched (a network error, an answer that is not 2xx, too many redirects), or a `webhookUrl` host does not resolve',
   timeout: 'downloading the input took longer than `limits.downloadTimeoutMs`, or decoding its audio to measure it took over 60 s',
   not_found: 'the input is an upload URL of another key, or an upload that expired',
-  not_audio: 'the input has no audio stream, or no audio could be decoded from it (decided by content, not file name)',
+  not_audio:
+    'the input has no audio stream, or no audio could be decoded from it (decided by content, not file name); or it is a video whose frames are over 4096×2160 pixels (`MAX_DECODED_FRAME_PIXELS`: the file cannot be read within the decoders\' bound, see docs/faults.md; the message gives the size and the limit)',
   not_image: `a photo (\`POST /v2/avatar\`) or \`backgroundUrl\` that is not a single JPEG, PNG or WebP still image, or has more than ${megapixels} megapixels (\`MAX_IMAGE_PIXELS\`, read from its header the way the decoder reads it, see docs/faults.md; the message gives the size and the limit)`,
   not_video:
     '`POST /v2/avatar` with a clip (a multipart `file` that is not an image, or `videoUrl`) that is not a readable video: sound only, a still image, a corrupt file (decided by content), or frames over 4096×2160 pixels (`MAX_DECODED_FRAME_PIXELS`, enforced by the decoder, see docs/faults.md; the message gives the size and the limit)',
