@@ -1,7 +1,9 @@
 /**
  * The prepared faces read lately, kept between jobs: a video avatar child renders job after job, often with the same
  * avatar, and each would otherwise parse its face data (every frame's landmarks) and decode its atlas PNG again. A
- * face is known by its two files' paths, sizes and modification times; the last {@link KEPT} are kept.
+ * face is known by its two files' paths, sizes and modification times; the last {@link KEPT} are kept. Only a blob
+ * store with local files (the filesystem store) gives a job the same paths as the last: from any other (S3) each job
+ * copies the files into its own work folder, so they are read again.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { videoFaceSchema, type VideoFace, type VideoFaceData } from '../../domain/avatar/video-face.js';
