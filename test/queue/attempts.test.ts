@@ -17,12 +17,15 @@ import type { KindServices } from '../../src/core/kinds/kind-spec.js';
 import { TOKENS } from '../../src/core/tokens.js';
 import { probeMedia, resolveMediaBinaries } from '../../src/inference/media/index.js';
 import { FakeSeparationEngine } from '../helpers/engines.js';
+import type { SeparationEngine } from '../../src/domain/engines.js';
+import { EngineCrashError } from '../../src/domain/engine-crash.js';
 import { BINARIES, fixtures } from '../helpers/media.js';
 
 /**
  * Attempts at the runner: a later attempt takes a job over from a worker that looks dead, the earlier
- * attempt's writes (heartbeat, progress, result, failure) are refused from then on, and a job whose
- * worker stopped `maxAttempts` times ends `interrupted`.
+ * attempt's writes (heartbeat, progress, result, failure) are refused from then on, a job whose worker stopped
+ * `maxAttempts` times ends `interrupted`, and an engine's crash is handed back to a retrying queue until the last
+ * attempt.
  */
 describe('job attempts', { timeout: 60_000 }, () => {
   let dir: string;
@@ -39,7 +42,7 @@ describe('job attempts', { timeout: 60_000 }, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function runner(engine: FakeSeparationEngine): Promise<JobRunner> {
+  async function runner(engine: SeparationEngine): Promise<JobRunner> {
     const binaries = await resolveMediaBinaries(BINARIES);
     return new JobRunner(
       store,
@@ -54,7 +57,7 @@ describe('job attempts', { timeout: 60_000 }, () => {
   }
 
   /** What the kinds may use: only the separation engine is there. */
-  function servicesWith(engine: FakeSeparationEngine): KindServices {
+  function servicesWith(engine: SeparationEngine): KindServices {
     return {
       options: resolveOptions({ apiKeys: ['k'] }).resolved,
       blobs,
@@ -127,6 +130,39 @@ describe('job attempts', { timeout: 60_000 }, () => {
     await (await runner(engine)).run(job.uid, { takeOver: false });
     assert.equal(engine.calls, 0);
     assert.equal((await store.get(job.uid))?.attempt, 1);
+  });
+
+  it('with a retrying queue, an engine crash is handed back until the last attempt, which ends with its reason', async () => {
+    const job = await newJob();
+    const crash = 'the source separation process was killed by SIGKILL before finishing its task';
+    let runs = 0;
+    const crashing: SeparationEngine = {
+      separate: async () => {
+        // Wrapped by the engine on the first runs (found in the cause chain), as the pool throws it on the last.
+        if (++runs < 3) throw new Error('the engine failed', { cause: new EngineCrashError(crash) });
+        throw new EngineCrashError(crash);
+      },
+    };
+    const retried = { takeOver: true, retries: true };
+    assert.equal(await (await runner(crashing)).run(job.uid, retried), 'handed-back');
+    assert.deepEqual(await store.get(job.uid).then((j) => [j?.status, j?.attempt, j?.failure]), ['ongoing', 1, undefined]);
+    assert.equal(await (await runner(crashing)).run(job.uid, retried), 'handed-back');
+    // Attempt 3 of maxAttempts 3: not handed back again, the job ends with the crash's reason.
+    assert.equal(await (await runner(crashing)).run(job.uid, retried), 'ended');
+    const ended = await store.get(job.uid);
+    assert.deepEqual([ended?.status, ended?.attempt, runs], ['error', 3, 3]);
+    assert.match(ended?.failure?.message ?? '', /killed by SIGKILL/);
+  });
+
+  it('never hands back an engine crash on a queue that does not retry, nor an error the engine reports', async () => {
+    const once = await newJob();
+    const crashing: SeparationEngine = { separate: async () => Promise.reject(new EngineCrashError('the source separation process exited with code 1 before finishing its task')) };
+    assert.equal(await (await runner(crashing)).run(once.uid, { takeOver: true }), 'ended');
+    assert.equal((await store.get(once.uid))?.status, 'error');
+    const reported = await newJob();
+    const failing: SeparationEngine = { separate: async () => Promise.reject(new Error('the model refused the input')) };
+    assert.equal(await (await runner(failing)).run(reported.uid, { takeOver: true, retries: true }), 'ended');
+    assert.equal((await store.get(reported.uid))?.status, 'error');
   });
 
   it('ends a job in error (interrupted) once maxAttempts runs began', async () => {
