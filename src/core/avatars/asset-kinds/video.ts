@@ -48,12 +48,13 @@ export const videoAssets: AvatarAssetKind<VideoSource> = {
     if (!assets?.face || !assets.atlas) {
       throw new JobFailedError({ code: 'avatar_not_ready', message: 'the video avatar is not prepared yet: make videos with it once its thumbnailGenerationStatus is completed' });
     }
-    const video: VideoFace = {
-      fps: source.fps,
-      clipPath: await localFile(assets.video, 'prepared clip'),
-      facePath: await localFile(assets.face, 'face data'),
-      atlasPath: await localFile(assets.atlas, 'mouth atlas'),
-    };
+    // The three copies (downloads, from a store without local files) at once.
+    const [clipPath, facePath, atlasPath] = await Promise.all([
+      localFile(assets.video, 'prepared clip'),
+      localFile(assets.face, 'face data'),
+      localFile(assets.atlas, 'mouth atlas'),
+    ]);
+    const video: VideoFace = { fps: source.fps, clipPath, facePath, atlasPath };
     return { avatar: { id: `video-${source.clip.id.slice(0, 40).replace(/[^a-z0-9-]/g, '-')}`, name: 'video', width: source.width, height: source.height, fps: source.fps }, video };
   },
   ownedBlobs: (source) => [source.clip],

@@ -8,15 +8,21 @@ import type { AvatarVideoJob } from './record.js';
 /** Renders the avatar speaking the job's audio into an mp4. */
 export async function runAvatarVideo(job: AvatarVideoJob, context: KindRunContext): Promise<KindOutputs<AvatarVideoJob>> {
   const lipSync = context.engine<LipSyncEngine>(TOKENS.LipSyncEngine, 'lip-sync engine');
+  // The inputs' local copies (each a download from a store without local files) are made while the avatar's are.
+  const { audio, background } = job.input;
+  const inputs = Promise.all([context.localFile(audio, 'audio'), background ? context.localFile(background, 'background') : undefined]);
+  // A missing avatar is the job's failure, whatever became of the inputs' copies.
+  inputs.catch(() => undefined);
   const subject = await context.services.avatars.lipSyncSubject(job.input.avatarId, job.owner, context.localFile);
   if (!subject) throw new JobFailedError({ code: 'avatar_missing', message: `avatar ${job.input.avatarId} no longer exists` });
+  const [audioPath, backgroundPath] = await inputs;
   const outputPath = join(context.workDir, 'video.mp4');
   await lipSync.render(
     {
-      audioPath: await context.localFile(job.input.audio, 'audio'),
+      audioPath,
       durationSec: job.input.durationSec,
       ...subject,
-      backgroundPath: job.input.background ? await context.localFile(job.input.background, 'background') : undefined,
+      backgroundPath,
       outputPath,
       ...(job.input.dimension ? { outputSize: job.input.dimension } : {}),
     },
