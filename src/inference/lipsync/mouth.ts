@@ -25,6 +25,24 @@ export interface MouthShape {
 /** The resting, closed mouth used in silence. */
 export const RESTING_MOUTH: Readonly<MouthShape> = Object.freeze({ open: 0, width: 0, round: 0, closed: 1, teeth: 0, press: 0, tongue: 0 });
 
+/** How close to {@link RESTING_MOUTH} every parameter must be for a mouth to count as resting. */
+export const MOUTH_REST_TOLERANCE = 0.02;
+
+/**
+ * Whether `mouth` is the resting mouth: closed, and every other parameter (an absent `press` counts as 0) within
+ * {@link MOUTH_REST_TOLERANCE} of rest. Photo and video avatars show their own mouth there, not a drawn one.
+ */
+export function isRestingMouth(mouth: MouthShape): boolean {
+  return (
+    mouth.open < MOUTH_REST_TOLERANCE &&
+    mouth.width < MOUTH_REST_TOLERANCE &&
+    mouth.round < MOUTH_REST_TOLERANCE &&
+    mouth.teeth < MOUTH_REST_TOLERANCE &&
+    (mouth.press ?? 0) < MOUTH_REST_TOLERANCE &&
+    mouth.closed > 1 - MOUTH_REST_TOLERANCE
+  );
+}
+
 /** The parameters of a {@link MouthShape}, in a fixed order (packing, filtering). */
 export const MOUTH_KEYS = ['open', 'width', 'round', 'closed', 'teeth', 'press', 'tongue'] as const;
 export type MouthKey = (typeof MOUTH_KEYS)[number];

@@ -4,7 +4,7 @@ import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import type { FacePoint } from '../../domain/avatar/face-landmarks.js';
 import type { PhotoFace } from '../../domain/avatar/photo.js';
 import { idlePoseFor } from '../avatar/idle-motion.js';
-import type { MouthShape } from '../lipsync/mouth.js';
+import { isRestingMouth, type MouthShape } from '../lipsync/mouth.js';
 import { coverCrop } from '../render/background.js';
 import { paintEyelids } from './eyelids.js';
 import type { FaceMesh } from './face-mesh.js';
@@ -40,8 +40,6 @@ const SHIFT_PER_DESIGN_PX = 0.012;
  * silence and a 190-pixel one to 0.92; with it, 0.96 and 0.99 (test/photo/real-portraits.test.ts).
  */
 const MOTION_IOD_SHARE = 0.04;
-/** A mouth counts as resting (the photo's own) when every parameter is this close to rest. */
-const REST_TOLERANCE = 0.02;
 /** Lip press at which P/B/M closes the photo's lips fully (the track's press is brief and often below 1). */
 const FULL_PRESS = 0.5;
 
@@ -152,17 +150,6 @@ export class PhotoFrameRenderer {
  * `press` (an analyzer written before it) closes the lips wherever the mouth is not at rest.
  */
 export function lipClosure(mouth: MouthShape): number {
-  const press = mouth.press ?? (isResting(mouth) ? 0 : 1);
+  const press = mouth.press ?? (isRestingMouth(mouth) ? 0 : 1);
   return mouth.closed * Math.min(1, press / FULL_PRESS);
-}
-
-/** Whether every parameter of `mouth` is at rest (within {@link REST_TOLERANCE}). */
-function isResting(mouth: MouthShape): boolean {
-  return (
-    mouth.open < REST_TOLERANCE &&
-    mouth.width < REST_TOLERANCE &&
-    mouth.round < REST_TOLERANCE &&
-    mouth.teeth < REST_TOLERANCE &&
-    mouth.closed > 1 - REST_TOLERANCE
-  );
 }

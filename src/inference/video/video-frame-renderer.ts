@@ -7,7 +7,7 @@
  * the prepared clip's own. Everything outside the lower face is the clip's pixels.
  */
 import type { AtlasEntry, VideoFace, VideoFaceData } from '../../domain/avatar/video-face.js';
-import type { MouthShape } from '../lipsync/mouth.js';
+import { isRestingMouth, type MouthShape } from '../lipsync/mouth.js';
 import { buildFaceMesh, type FaceMesh } from '../photo/face-mesh.js';
 import { moveFace, type FaceMotion } from '../photo/face-motion.js';
 import type { FacePalette } from '../photo/face-palette.js';
@@ -19,8 +19,6 @@ import { lackDistance, poseDistance, shapeDistance } from './mouth-choice.js';
 import { PatchRenderer, type EntryImage } from './patch-renderer.js';
 import { loadPreparedFace } from './prepared-face-cache.js';
 
-/** A mouth within this of rest in every parameter is drawn as the clip's own (at rest). */
-const REST_TOLERANCE = 0.02;
 /** An entry farther than this from the wanted mouth ({@link lackDistance}) is not used: the shape is drawn from the neutral mouth. */
 export const FALLBACK_DISTANCE = 0.1;
 /** The entry of the frame before is kept while it is at most this much worse than the best. */
@@ -97,7 +95,7 @@ export class VideoFrameRenderer {
    * in order: the entry of the frame before is preferred).
    */
   drawInto(frame: Uint8Array, index: number, mouth: MouthShape): void {
-    if (this.lost[index] || atRest(mouth)) {
+    if (this.lost[index] || isRestingMouth(mouth)) {
       this.lastSource = this.lost[index] ? 'unchanged' : 'rest';
       this.last = { frame: index, entry: -1 };
       return;
@@ -218,14 +216,3 @@ function motionBetween(from: AtlasEntry['shape'], to: AtlasEntry['shape']): Face
   };
 }
 
-/** Whether `mouth` is the resting mouth (closed, every other parameter near 0). */
-function atRest(mouth: MouthShape): boolean {
-  return (
-    mouth.open < REST_TOLERANCE &&
-    mouth.width < REST_TOLERANCE &&
-    mouth.round < REST_TOLERANCE &&
-    mouth.teeth < REST_TOLERANCE &&
-    (mouth.press ?? 0) < REST_TOLERANCE &&
-    mouth.closed > 1 - REST_TOLERANCE
-  );
-}
