@@ -4,12 +4,12 @@ import { OptionsError, type VirtualAnchorOptions, type ResolvedOptions } from '.
 import { resolveOptions } from './resolve-options.js';
 import { toLogger, type Logger } from '../domain/logger.js';
 import { TOKENS } from './tokens.js';
+import { SERVICES } from './service-tokens.js';
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from './errors.js';
 import type { CoreRequest, CoreResponse } from './http/types.js';
 import type { Route } from './http/router.js';
 import { HttpCore } from './service.js';
-import { LinkBuilder } from './links.js';
-import { presigner } from '../storage/blob-files.js';
+import type { LinkBuilder } from './links.js';
 import { optionDeps, type ApiDeps } from './api/deps.js';
 import { buildRoutes, servedRoutes } from './api/routes.js';
 import { optionsOnlyDeps } from './api/served-openapi.js';
@@ -147,7 +147,8 @@ export function createVirtualAnchor(options: VirtualAnchorOptions): VirtualAncho
       let builder = linkBuilders.get(baseUrl);
       if (!builder) {
         if (linkBuilders.size >= MAX_LINK_BUILDERS) linkBuilders.clear();
-        builder = new LinkBuilder(started().signer, baseUrl, resolved.retention.linkTtlMs, Date.now, presigner(started().blobs));
+        started(); // throws until start-up has registered the instance's parts, the link factory among them
+        builder = container.resolve<(baseUrl: string) => LinkBuilder>(SERVICES.LinkFactory)(baseUrl);
         linkBuilders.set(baseUrl, builder);
       }
       return builder;
