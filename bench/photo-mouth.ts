@@ -2,8 +2,9 @@
  * Photo avatars' mouths (issue #22; part of `npm run bench photo` and `photo-render`), on real portraits (the smiling
  * one with visible teeth first; test/photo/portraits.ts) and the espeak-ng speech of the photo tests. One line per
  * portrait (test/photo/mouth-measures.ts):
- * - rest is the photo: the lowest lower-face SSIM against the covered photo over 5 s of silence and over every frame
- *   of the speech whose mouth is at rest (target ≥ 0.95; head sway and blinks included);
+ * - rest is the photo: the lowest lower-face SSIM against the covered photo moved as the frame's head is, over 5 s of
+ *   silence and over every frame of the speech whose mouth is at rest (target ≥ 0.95; blinks included), and in
+ *   silence against the photo unmoved (the head sway's resampling included);
  * - the mouth really opens: per open viseme, the lower-face SSIM against the same frame at rest (lower: more change),
  *   and the pixels of the mouth's dark inside it adds in AA;
  * - the teeth: the open mouth's brightest pixels in AA against the photo's at rest (their own) or the skin (painted).
@@ -38,6 +39,7 @@ export const photoMouthBench: BenchSection = async (_settings, emit) => {
         teeth: m.showsTeeth ? "the photo's own" : 'painted',
         lowerFaceSsimSilenceMin: round(m.silence),
         lowerFaceSsimPausesMin: round(m.pauses),
+        lowerFaceSsimSilenceVsUnmovedPhotoMin: round(m.silenceStill),
         restingFrames: m.resting,
         openLowerFaceSsim: Object.fromEntries(OPEN_VISEMES.map((v) => [v, round(m.open[v]!)])),
         openDarkPixelsAA: round(m.dark.D!),

@@ -22,9 +22,15 @@ export const WIDE_OPEN: readonly Viseme[] = ['C', 'D', 'H'];
 export interface MouthMeasures {
   /** Whether the photo shows its teeth (the open mouth takes them). */
   showsTeeth: boolean;
-  /** The lowest lower-face SSIM against the covered photo over 5 s of silence (every 5th frame). */
+  /**
+   * The lowest lower-face SSIM over 5 s of silence (every 5th frame) against the covered photo moved rigidly as the
+   * frame's head is (turned about the mesh's pivot and shifted: {@link photoMovedLikeHead}): the photo's own mouth,
+   * where the head has swayed to.
+   */
   silence: number;
-  /** The lowest lower-face SSIM against the covered photo over the frames of `track` whose mouth is at rest, and their count. */
+  /** The same against the photo unmoved: the head sway's sub-pixel resampling lowers it on sharp, grainy photos. */
+  silenceStill: number;
+  /** As `silence`, over the frames of `track` whose mouth is at rest, and their count. */
   pauses: number;
   resting: number;
   /** Per open viseme (after a spoken frame): lower-face SSIM against the same frame at rest (1: unchanged). */
@@ -73,6 +79,39 @@ function cornerLuma(renderer: PhotoFrameRenderer, moved: Float64Array, frame: Ui
   return darkest;
 }
 
+/**
+ * The RGBA `photo` turned by `rotation` about `pivot` and shifted by (`shiftX`, `shiftY`), as the renderer moves the
+ * head's mesh points (face-motion.ts), sampled bilinearly: written independently of the renderer's mesh warp, so a
+ * resting frame that re-drew the mouth, or moved it unlike the head, would score below 1 against it.
+ */
+export function photoMovedLikeHead(photo: Uint8Array, width: number, height: number, pivot: readonly [number, number], motion: { rotation: number; shiftX: number; shiftY: number }): Uint8Array {
+  const out = new Uint8Array(photo.length);
+  const cos = Math.cos(motion.rotation);
+  const sin = Math.sin(motion.rotation);
+  const [px, py] = pivot;
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      // The source of pixel centre (x, y): the inverse of p' = pivot + R (p - pivot) + shift.
+      const dx = x + 0.5 - px - motion.shiftX;
+      const dy = y + 0.5 - py - motion.shiftY;
+      const sx = Math.min(width - 1, Math.max(0, px + dx * cos + dy * sin - 0.5));
+      const sy = Math.min(height - 1, Math.max(0, py - dx * sin + dy * cos - 0.5));
+      const x0 = Math.min(width - 2, Math.floor(sx));
+      const y0 = Math.min(height - 2, Math.floor(sy));
+      const fx = sx - x0;
+      const fy = sy - y0;
+      const a = 4 * (y0 * width + x0);
+      const b = a + 4 * width;
+      for (let k = 0; k < 4; k++) {
+        const top = photo[a + k]! * (1 - fx) + photo[a + 4 + k]! * fx;
+        const bottom = photo[b + k]! * (1 - fx) + photo[b + 4 + k]! * fx;
+        out[4 * (y * width + x) + k] = Math.round(top * (1 - fy) + bottom * fy);
+      }
+    }
+  }
+  return out;
+}
+
 /** Measures the mouth of a photo avatar of `face` (512×512, 25 fps) at rest, through the speech `track`, and per open viseme. */
 export async function measureMouth(face: PhotoFace, track: readonly MouthShape[]): Promise<MouthMeasures> {
   const definition = photoDefinition(face, 25, SIZE);
@@ -81,9 +120,17 @@ export async function measureMouth(face: PhotoFace, track: readonly MouthShape[]
   const region = lowerFace(silent.mesh);
   const lowerSsim = (frame: Uint8Array, against: Uint8Array) => ssim(frame, against, SIZE.width, SIZE.height, region);
 
+  const restingPhoto = (renderer: PhotoFrameRenderer, index: number, mouth: MouthShape) =>
+    photoMovedLikeHead(renderer.base, SIZE.width, SIZE.height, renderer.mesh.pivot, renderer.motionAt(index, mouth));
+
   // Silence (blinks and head sway included).
   let silence = 1;
-  for (let index = 0; index < 125; index += 5) silence = Math.min(silence, lowerSsim(silent.render(index, RESTING_MOUTH), silent.base));
+  let silenceStill = 1;
+  for (let index = 0; index < 125; index += 5) {
+    const frame = silent.render(index, RESTING_MOUTH);
+    silence = Math.min(silence, lowerSsim(frame, restingPhoto(silent, index, RESTING_MOUTH)));
+    silenceStill = Math.min(silenceStill, lowerSsim(frame, silent.base));
+  }
   // Speech: every frame whose mouth is at rest (the pauses between words and phrases).
   const talking = await fresh();
   let pauses = 1;
@@ -92,7 +139,7 @@ export async function measureMouth(face: PhotoFace, track: readonly MouthShape[]
     const frame = talking.render(index, mouth);
     if (mouth.open > 0.02 || mouth.width > 0.02 || mouth.round > 0.02 || mouth.teeth > 0.02 || mouth.closed < 0.98) continue;
     resting++;
-    pauses = Math.min(pauses, lowerSsim(frame, silent.base));
+    pauses = Math.min(pauses, lowerSsim(frame, restingPhoto(talking, index, mouth)));
   }
 
   // Each open viseme after a spoken frame, against the same frame at rest.
@@ -103,6 +150,7 @@ export async function measureMouth(face: PhotoFace, track: readonly MouthShape[]
   const measures: MouthMeasures = {
     showsTeeth: silent.photoMouth.showsTeeth,
     silence,
+    silenceStill,
     pauses,
     resting,
     open: {},

@@ -3,7 +3,8 @@
  * them, landmarks from the built-in detector; the astronaut with hand-placed ones; Grace Hopper as uploaded), measured
  * by test/photo/mouth-measures.ts:
  * - at rest the frame is the photo: the lower face in silence, and in every pause of real speech, keeps the photo's
- *   own mouth (SSIM ≥ 0.95 against the covered photo, head sway included), its smile and teeth too;
+ *   own mouth (SSIM ≥ 0.95 against the covered photo moved as the frame's head is, blinks included), its smile and
+ *   teeth too;
  * - every open viseme changes the lower face, and those that drop the jaw show the mouth's dark inside;
  * - the open mouth's teeth are the photo's own where it shows them (their colour), or painted in a natural tooth
  *   colour tinted like the skin (never bluish) where it does not;
@@ -24,12 +25,10 @@ interface Case {
   what: string;
   /** Whether the photo shows its teeth (the open mouth takes them), else they are painted. */
   teeth: boolean;
-  /** The least lower-face SSIM against the photo at rest (see grace_hopper.jpg). */
-  silence: number;
   face: (dir: string, n: number) => Promise<PhotoFace>;
 }
 
-const dlib = (portrait: Portrait, teeth: boolean): Case => ({ what: `${portrait.file} (${portrait.what})`, teeth, silence: 0.95, face: (dir, n) => portraitFace(portrait, portraitPath(dir, n)) });
+const dlib = (portrait: Portrait, teeth: boolean): Case => ({ what: `${portrait.file} (${portrait.what})`, teeth, face: (dir, n) => portraitFace(portrait, portraitPath(dir, n)) });
 
 const CASES: readonly Case[] = [
   dlib(PORTRAITS.smiling, true),
@@ -37,10 +36,10 @@ const CASES: readonly Case[] = [
   dlib(PORTRAITS.child, true),
   dlib(PORTRAITS.closed, false),
   dlib(PORTRAITS.closedDim, false),
-  { what: 'astronaut (smiling with teeth, hand-placed landmarks)', teeth: true, silence: 0.95, face: async () => astronaut() },
-  // A sharp, finely wrinkled face: the idle head sway (under half a pixel here) alone costs SSIM, the mouth is still
-  // the photo's (the same photo moved rigidly by 0.5 px: 0.93, by 0.25 px: 0.98).
-  { what: 'grace_hopper.jpg (older, mouth closed, uploaded as it is)', teeth: false, silence: 0.9, face: () => uploadedFace(HOPPER) },
+  { what: 'astronaut (smiling with teeth, hand-placed landmarks)', teeth: true, face: async () => astronaut() },
+  // A sharp, finely wrinkled face: against the photo unmoved, the idle head sway (under half a pixel here) alone
+  // lowers the SSIM to 0.92 (the same photo moved rigidly by 0.5 px: 0.93, by 0.25 px: 0.98).
+  { what: 'grace_hopper.jpg (older, mouth closed, uploaded as it is)', teeth: false, face: () => uploadedFace(HOPPER) },
 ];
 
 const rgb = (c: readonly number[]) => c.map((v) => v.toFixed(0)).join(',');
@@ -59,14 +58,14 @@ describe('photo avatars: real mouths (issue #22)', { timeout: 300_000 }, () => {
       const m = await measureMouth(await c.face(dir, n), track);
       const opened = OPEN_VISEMES.map((v) => `${v} ${m.open[v]!.toFixed(3)}/${m.dark[v]!.toFixed(0)}`).join(', ');
       console.log(
-        `# ${c.what}: lower-face SSIM in silence ≥ ${m.silence.toFixed(3)}, in ${m.resting} resting frames of speech ≥ ${m.pauses.toFixed(3)}; ` +
+        `# ${c.what}: lower-face SSIM in silence ≥ ${m.silence.toFixed(3)} (against the photo unmoved ${m.silenceStill.toFixed(3)}), in ${m.resting} resting frames of speech ≥ ${m.pauses.toFixed(3)}; ` +
           `open visemes (SSIM vs rest / new dark px) ${opened}; corners ≥ ${m.corners.toFixed(2)} of the lips' luma; ` +
           `teeth in D ${rgb(m.teethOpen)} (at rest ${rgb(m.teethRest)}, ${m.showsTeeth ? "the photo's own" : 'painted'}; skin ${rgb(m.skin)})`,
       );
       assert.equal(m.showsTeeth, c.teeth, 'whether the photo shows its teeth');
-      assert.ok(m.silence >= c.silence, `lower-face SSIM in silence: ${m.silence.toFixed(4)}`);
+      assert.ok(m.silence >= 0.95, `lower-face SSIM in silence: ${m.silence.toFixed(4)}`);
       assert.ok(m.resting >= 20, `the speech has resting frames: ${m.resting}`);
-      assert.ok(m.pauses >= c.silence, `lower-face SSIM in the pauses of speech: ${m.pauses.toFixed(4)}`);
+      assert.ok(m.pauses >= 0.95, `lower-face SSIM in the pauses of speech: ${m.pauses.toFixed(4)}`);
       const mostSimilar = Math.max(...OPEN_VISEMES.map((v) => m.open[v]!));
       assert.ok(mostSimilar < 0.97, `every open viseme changes the lower face: SSIM against rest ≤ ${mostSimilar.toFixed(4)}`);
       const fewestDark = Math.min(...WIDE_OPEN.map((v) => m.dark[v]!));
