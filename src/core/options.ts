@@ -110,7 +110,11 @@ export interface VirtualAnchorOptions {
     v1RequestsPerKey?: number;
     /** Same for /v2 routes. Default unlimited (the spec states the limit for /v1 only). */
     v2RequestsPerKey?: number;
-    /** Requests of one key that may wait for a slot before the service answers 429. Default 32. */
+    /**
+     * Requests of one key that may wait for a slot before the service answers 429; also the checks of one key's input
+     * files that may wait for the media command children (0: a key may still queue one check when it has none in
+     * flight). Default 32.
+     */
     maxQueuedRequestsPerKey?: number;
   };
   /** Size, duration and paging limits. */
@@ -405,7 +409,7 @@ export const optionsSchema = z
           .min(0)
           .default(32)
           .describe(
-            "requests that may wait for a slot before 429; also the checks of one key's input files (probe, the decode that measures audio, a clip's checks) that may wait for the host's two media command children, where keys take turns",
+            "requests that may wait for a slot before 429; also the checks of one key's input files (probe, the decode that measures audio, a clip's checks) that may wait for the host's two media command children, where keys take turns. 0: nothing waits, except that a key with no check running or waiting may queue one for its turn (429 only for a key that already has one in flight, never because of other keys' checks)",
           ),
       })
       .strict()
@@ -435,7 +439,7 @@ export const optionsSchema = z
           .min(0)
           .default(4)
           .describe(
-            'portraits of one key that may wait for face detection (`POST /v2/avatar`): one detection runs at a time and keys take turns (round-robin, so another key\'s photo is next); one more is 429 `too_many_requests` with `Retry-After` (an estimate from recent detection times)',
+            'portraits of one key that may wait for face detection (`POST /v2/avatar`): one detection runs at a time and keys take turns (round-robin, so another key\'s photo is next); one more is 429 `too_many_requests` with `Retry-After` (an estimate from recent detection times); with 0, a key with no photo in flight still queues one, only a key with one detecting or waiting is refused',
           ),
         maxDownloadBytes: posInt.default(200 * 1024 * 1024).describe('largest file fetched from an input URL (`audioUrl`, `audioUri`, `backgroundUrl`, `imageUrl`)'),
         downloadTimeoutMs: posMs.default(60_000).describe('time limit of such a download'),

@@ -2,13 +2,17 @@
 export interface FairQueueOptions {
   /** Tasks running at once, all keys together. */
   concurrency: number;
-  /** Tasks of one key that may wait for a slot; one more is refused with {@link QueueFullError} (0: none may wait). */
+  /**
+   * Tasks of one key that may wait for a slot; one more is refused with {@link QueueFullError}. A key with nothing
+   * running or waiting may always queue its task (it is the next served): with 0, a key's task is refused only while
+   * the slots are busy and the key already has a task running or waiting, never because of other keys' tasks.
+   */
   maxWaitingPerKey: number;
   /** Duration assumed for a task until some have been measured, in ms (for {@link QueueFullError.retryAfterSec}). Default 2 000. */
   typicalTaskMs?: number;
 }
 
-/** A task refused because its key already has {@link FairQueueOptions.maxWaitingPerKey} tasks waiting. */
+/** A task refused because its key already has {@link FairQueueOptions.maxWaitingPerKey} tasks waiting (see there for 0). */
 export class QueueFullError extends Error {
   override readonly name = 'QueueFullError';
 
@@ -36,6 +40,11 @@ interface KeyState {
   lastStart: number;
 }
 
+/** Whether a key has nothing running or waiting (its task may wait whatever `maxWaitingPerKey` is: it goes next). */
+function isIdle(state: KeyState): boolean {
+  return state.running === 0 && state.waiting.length === 0;
+}
+
 /** Weight of the newest task duration in the running average. */
 const AVERAGE_WEIGHT = 0.3;
 
@@ -43,8 +52,8 @@ const AVERAGE_WEIGHT = 0.3;
  * Runs tasks of many keys on a few slots, fairly: each key's tasks wait in their own FIFO, and a free slot goes to
  * the key whose last task started longest ago (a key with none started goes first), i.e. round-robin between the
  * keys that wait, so one key's burst delays another key by at most one task per slot. A key may have at most
- * `maxWaitingPerKey` tasks waiting; one more is refused at once with {@link QueueFullError}, which says about when
- * to retry. Keys are forgotten once they have nothing waiting or running.
+ * `maxWaitingPerKey` tasks waiting (at least one when it has nothing running); one more is refused at once with
+ * {@link QueueFullError}, which says about when to retry. Keys are forgotten once they have nothing waiting or running.
  */
 export class FairQueue {
   private readonly keys = new Map<string, KeyState>();
@@ -61,12 +70,13 @@ export class FairQueue {
    * Runs `task` for `key` once a slot is free and it is the key's turn; resolves or rejects as the task does.
    * Aborting `signal` while it waits removes it (rejecting with the signal's reason); a started task is the
    * caller's to stop.
-   * @throws QueueFullError (rejects) when the key has `maxWaitingPerKey` tasks waiting already.
+   * @throws QueueFullError (rejects) when the slots are busy and the key has `maxWaitingPerKey` tasks waiting
+   *   already (with 0: when it has a task running or waiting).
    */
   run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const state = this.stateOf(key);
-    if (this.running >= this.options.concurrency && state.waiting.length >= this.options.maxWaitingPerKey) {
+    if (this.running >= this.options.concurrency && state.waiting.length >= this.options.maxWaitingPerKey && !isIdle(state)) {
       this.forgetIfIdle(key, state);
       return Promise.reject(new QueueFullError(state.waiting.length, this.retryAfterSec()));
     }
@@ -113,7 +123,7 @@ export class FairQueue {
   }
 
   private forgetIfIdle(key: string, state: KeyState): void {
-    if (state.waiting.length === 0 && state.running === 0 && this.keys.get(key) === state) this.keys.delete(key);
+    if (isIdle(state) && this.keys.get(key) === state) this.keys.delete(key);
   }
 
   /** Starts waiting tasks while slots are free, each time for the key served longest ago. */

@@ -4,7 +4,9 @@
  * videos at once, each with 5 minutes of MP3 to decode, while another key posts one: the other key's check goes next
  * (keys take turns), not after the whole burst; the burst gets 201 for what fits its queue
  * (`concurrency.maxQueuedRequestsPerKey`) and 429 `too_many_requests` with `Retry-After` for the rest; nothing
- * answers 500 or `timeout` (the decode's deadline counts its own work, not the wait).
+ * answers 500 or `timeout` (the decode's deadline counts its own work, not the wait). With
+ * `maxQueuedRequestsPerKey: 0`, the burst's key is refused past the checks it has running, but another key's check
+ * still waits for its turn (it was refused too, as if every key were over its share, before the fix).
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -70,6 +72,38 @@ for (const adapter of ADAPTERS) {
       );
       // First come, first served, it would be answered after every check of the burst that was queued before it.
       assert.ok(createdAfter >= created.length - 4, `the other key was answered before only ${createdAfter} of the burst's ${created.length} creations`);
+    });
+  });
+
+  describe(`input checks over ${adapter} with maxQueuedRequestsPerKey 0`, { timeout: SUITE_TIMEOUT_MS }, () => {
+    let app: TestApp;
+    before(async () => {
+      await makeLongMp3();
+      app = await makeApp(adapter, { concurrency: { maxQueuedRequestsPerKey: 0 } });
+    });
+    after(() => app?.close());
+
+    it('refuses only the key with checks in flight: another key arriving while both children are busy gets 201', async () => {
+      const [burstAvatar, otherAvatar] = await Promise.all([firstAvatarId(app, KEYS.a), firstAvatarId(app, KEYS.b)]);
+      const audioUrl = h.files.url('long.mp3');
+      const createdAt: number[] = [];
+      const post = (key: string, avatarId: string) => app.http.post('/v2/2davatar').set('key', key).send({ audioUrl, avatarId });
+      const burst = Array.from({ length: 4 }, () =>
+        post(KEYS.a, burstAvatar).then((res) => {
+          if (res.status === 201) createdAt.push(performance.now());
+          return res;
+        }),
+      );
+      // Two of the burst's checks hold both children (each decodes 5 minutes of MP3), the rest is refused.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const otherSentAt = performance.now();
+      const otherAnswer = post(KEYS.b, otherAvatar);
+      const [answers, other] = await Promise.all([Promise.all(burst), otherAnswer]);
+      const statuses = answers.map((res) => res.status);
+      assert.ok(statuses.every((status) => status === 201 || status === 429), statuses.join(', '));
+      assert.ok(statuses.includes(429), `the burst's key was refused past its running checks: ${statuses.join(', ')}`);
+      assert.ok(createdAt.some((at) => at > otherSentAt), 'a check of the burst was still running when the other key came');
+      assert.equal(other.status, 201, other.text);
     });
   });
 }

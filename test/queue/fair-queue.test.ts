@@ -63,17 +63,29 @@ describe('FairQueue', () => {
     void waiting;
   });
 
-  it('lets a task wait nowhere with maxWaitingPerKey 0, but runs it on a free slot', async () => {
+  it('with maxWaitingPerKey 0 refuses only the key that already has a task in flight; another key waits for its turn', async () => {
     const queue = new FairQueue({ concurrency: 2, maxWaitingPerKey: 0 });
     const log: string[] = [];
     const one = gated(log, 'a1');
     const two = gated(log, 'a2');
     const runs = [queue.run('a', one.task), queue.run('a', two.task)];
-    await assert.rejects(queue.run('b', async () => 'b1'), QueueFullError);
+    // The slots are busy with key a's tasks: a third of a's is refused, but key b (nothing in flight) waits.
+    await assert.rejects(queue.run('a', gated(log, 'a3').task), QueueFullError);
+    const other = gated(log, 'b1');
+    const waiting = queue.run('b', other.task);
+    assert.equal(queue.waiting('b'), 1);
+    // b has one waiting now: a second of b's is refused like a's.
+    await assert.rejects(queue.run('b', async () => 'b2'), QueueFullError);
     one.release();
+    await tick();
+    await tick();
+    assert.deepEqual(log, ['a1', 'a2', 'b1'], 'b took the first free slot');
     two.release();
-    assert.deepEqual(await Promise.all(runs), ['a1', 'a2']);
-    assert.equal(await queue.run('b', async () => 'b1'), 'b1');
+    other.release();
+    assert.deepEqual(await Promise.all([...runs, waiting]), ['a1', 'a2', 'b1']);
+    assert.equal(await queue.run('b', async () => 'b2'), 'b2', 'a free slot runs at once');
+    await tick();
+    assert.equal(queue.active, 0);
   });
 
   it('drops a waiting task whose signal aborts, and passes a failed task’s error on', async () => {

@@ -110,7 +110,7 @@ export const ERROR_STATUSES: Record<number, ErrorStatus> = {
     description: 'Too many requests of this key are waiting: for a request slot, for their input files to be checked, or (`POST /v2/avatar`) for face detection',
     codes: {
       too_many_requests:
-        'too many requests of one key waiting (`concurrency.maxQueuedRequestsPerKey`): for a request slot, or for their input files to be checked (keys take turns at the checks, see docs/faults.md); or too many of its photos waiting for face detection (`limits.maxQueuedPhotosPerKey`); `Retry-After` gives the seconds to wait',
+        'too many requests of one key waiting (`concurrency.maxQueuedRequestsPerKey`): for a request slot, or for their input files to be checked (keys take turns at the checks, see docs/faults.md; with 0, only a key that already has a check running or waiting); or too many of its photos waiting for face detection (`limits.maxQueuedPhotosPerKey`); `Retry-After` gives the seconds to wait',
     },
     headers: { 'retry-after': 'Seconds to wait before retrying' },
   },
