@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { BlobExistsError, BlobTooLargeError, type BlobStore } from '../storage/blob-store.js';
+import { putLocalFile } from '../storage/blob-files.js';
 import type { SuiteRunner } from './suite-runner.js';
 
 /** Options of {@link blobStoreSuite}. */
@@ -68,7 +69,8 @@ function generated(size: number): { stream: Readable; sha256: Promise<string> } 
  * The contract every {@link BlobStore} keeps, as a test suite: run it on a custom store with node:test's
  * `describe` and `it`, e.g. `blobStoreSuite('my store', { create: async () => new MyStore(), describe, it })`.
  * It checks put/stat/open (ranges included), delete, expiry and `expired`, {@link BlobExistsError},
- * {@link BlobTooLargeError}, that a failed put leaves nothing, `putFile` where the store declares it, and that a file
+ * {@link BlobTooLargeError}, that a failed put leaves nothing, that a local file is stored (by `putFile` where the
+ * store declares it, by the stream callers fall back to otherwise; an undeclared `putFile` method fails), and that a file
  * larger than S3's 5 MiB part size streams through in bounded memory.
  */
 export function blobStoreSuite(name: string, options: BlobStoreSuiteOptions): void {
@@ -91,22 +93,42 @@ export function blobStoreSuite(name: string, options: BlobStoreSuiteOptions): vo
         if (store.capabilities.has('putFile')) assert.equal(typeof store.putFile, 'function');
       }));
 
-    it('with putFile: stores a local file, leaves the file, refuses a taken id and a missing file', () =>
+    it('stores a local file, through putFile where declared and through the stream callers fall back to otherwise, leaving the file as it was', () =>
       withStore(async (store) => {
-        if (!store.capabilities.has('putFile') || !store.putFile) return;
         const dir = await mkdtemp(join(tmpdir(), 'va-suite-put-file-'));
         try {
           const file = join(dir, 'result.bin');
           await writeFile(file, 'file bytes');
+          const before = await stat(file);
+          const untouched = async (when: string) => {
+            assert.equal(await readFile(file, 'utf8'), 'file bytes', `the file keeps its bytes ${when}`);
+            const now = await stat(file);
+            assert.equal(now.size, before.size, `the file keeps its size ${when}`);
+            assert.equal(now.mtimeMs, before.mtimeMs, `the file is not written ${when}`);
+          };
+          // What callers use (results, avatar assets): putFile with the capability, a stream of the file without.
+          const fallback = await putLocalFile(store, file, { contentType: 'video/mp4', owner: 'o' }, { id: freshId() });
+          assert.equal(fallback.size, 10);
+          assert.equal((await store.stat(fallback.id))?.size, 10);
+          assert.equal((await readAll(await store.open(fallback.id))).toString(), 'file bytes');
+          await untouched('after putLocalFile');
+          await store.delete(fallback.id);
+          if (!store.capabilities.has('putFile')) {
+            // A method nobody calls: callers go by the capability, so an undeclared putFile would never be used.
+            assert.equal(store.putFile, undefined, 'a store with a putFile method declares the putFile capability');
+            return;
+          }
+          assert.equal(typeof store.putFile, 'function', 'the putFile capability comes with the method');
           const id = freshId();
-          const ref = await store.putFile(file, { contentType: 'video/mp4', owner: 'o' }, { id });
+          const ref = await store.putFile!(file, { contentType: 'video/mp4', owner: 'o' }, { id });
           assert.deepEqual(ref, { id, contentType: 'video/mp4', size: 10 });
           assert.equal((await store.stat(id))?.size, 10);
           assert.equal((await readAll(await store.open(id))).toString(), 'file bytes');
-          assert.equal(await readFile(file, 'utf8'), 'file bytes', 'the file stays');
-          await assert.rejects(store.putFile(file, { contentType: 'video/mp4', owner: 'o' }, { id }), BlobExistsError);
+          await untouched('after putFile');
+          await assert.rejects(store.putFile!(file, { contentType: 'video/mp4', owner: 'o' }, { id }), BlobExistsError);
+          await untouched('after a refused putFile');
           const missing = freshId();
-          await assert.rejects(store.putFile(join(dir, 'missing.bin'), { contentType: 'video/mp4', owner: 'o' }, { id: missing }));
+          await assert.rejects(store.putFile!(join(dir, 'missing.bin'), { contentType: 'video/mp4', owner: 'o' }, { id: missing }));
           assert.equal(await store.stat(missing), undefined);
           // The blob is its own: deleting the file keeps it, deleting it keeps nothing of the file's.
           await rm(file);

@@ -1,6 +1,6 @@
 /**
  * The contract suites need nothing of node:test but the `describe` and `it` they are given: here they register
- * with a bare runner of a dozen lines (no hooks, no test context, no time limits, as a vitest or mocha user might
+ * with a bare runner of a dozen lines (test/helpers/bare-runner.ts: no hooks, no test context, no time limits, as a vitest or mocha user might
  * hand them less than node:test does), which then runs every test in order. All must pass.
  */
 import assert from 'node:assert/strict';
@@ -10,36 +10,10 @@ import { join } from 'node:path';
 import { after, it as nodeIt } from 'node:test';
 import { FsBlobStore, MemoryIdempotencyStore, MemoryJobQueue, MemoryJobStore } from '../../src/index.js';
 import { silentLogger } from '../../src/domain/logger.js';
-import { adapterSuite, blobStoreSuite, idempotencyStoreSuite, jobStoreSuite, queueSuite, webhookOutboxSuite, type SuiteRunner } from '../../src/testing/index.js';
+import { adapterSuite, blobStoreSuite, idempotencyStoreSuite, jobStoreSuite, queueSuite, webhookOutboxSuite } from '../../src/testing/index.js';
+import { bareRunner } from '../helpers/bare-runner.js';
 import { BINARIES } from '../helpers/media.js';
 import { mountExpress } from '../helpers/adapter-hosts.js';
-
-/** A runner with only `describe` and `it`: it collects the tests, then runs them one by one. */
-function bareRunner(): SuiteRunner & { run(): Promise<{ passed: string[]; failed: string[] }> } {
-  const prefix: string[] = [];
-  const tests: { name: string; body: () => Promise<void> }[] = [];
-  return {
-    describe(name, body) {
-      prefix.push(name);
-      body();
-      prefix.pop();
-    },
-    it(name, body) {
-      tests.push({ name: [...prefix, name].join(' > '), body });
-    },
-    async run() {
-      const passed: string[] = [];
-      const failed: string[] = [];
-      for (const test of tests) {
-        await test.body().then(
-          () => passed.push(test.name),
-          (error: unknown) => failed.push(`${test.name}: ${String(error)}`),
-        );
-      }
-      return { passed, failed };
-    },
-  };
-}
 
 const dirs: string[] = [];
 after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
