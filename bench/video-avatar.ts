@@ -8,7 +8,8 @@
  *   memory of this process's tree (the child that prepares, its ffmpeg processes, this process);
  * - `job`: the whole job with real recorded speech (alsa-utils' channel names joined by 1 s pauses) against the
  *   encoder's limit: the same frames of the prepared clip decoded and encoded unchanged with the same settings and
- *   sound, BENCH_VIDEO_ROUNDS alternating rounds (default 3), medians (target ≤ 1.5×); peak memory;
+ *   sound, in a child process at the engines' priority as the job's video child (video-avatar/unchanged-child.ts),
+ *   BENCH_VIDEO_ROUNDS alternating rounds (default 3), medians (target ≤ 1.5×); peak memory;
  * - `identity`: PSNR of the luma outside the lower face, the job's frames against the uploaded clip's (two encodings
  *   apart; target ≥ 40 dB), and SSIM of the lower face in the pauses against the prepared (neutralised) clip
  *   (target ≥ 0.9);
@@ -27,27 +28,29 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { VideoFace } from '../src/domain/avatar/video-face.js';
 import { CanvasLipSyncEngine } from '../src/inference/lipsync/engine.js';
 import { OnnxMouthAnalyzer } from '../src/inference/lipsync/onnx-mouth-analyzer.js';
-import { openVideoEncoder } from '../src/inference/media/encode-video.js';
 import { resolveMediaBinaries, type MediaBinaries } from '../src/inference/media/index.js';
 import { decodeClip, type DecodedFrame } from '../src/inference/video/decode-clip.js';
 import { EASE_FRAMES } from '../src/inference/video/loop-join.js';
 import { prepareVideoAvatar } from '../src/inference/video/video-avatars.js';
-import { VIDEO_AVATAR_ENCODER } from '../src/inference/video/video-encoder.js';
 import { VideoFrameRenderer } from '../src/inference/video/video-frame-renderer.js';
 import { wavFile } from '../src/testing/wav.js';
 import { pausedSpeech } from '../test/lipsync/real-speech.js';
 import { clmtrackrClip } from '../test/video/helpers.js';
 import { changeInside, laggedCorrelation, lowerFaceBox, mouthBox, psnrOutside, ssimInside } from '../test/video/measure.js';
+import { EnginePriorityChild } from './lib/engine-priority-child.js';
 import type { BenchSection } from './lib/settings.js';
+import type { UnchangedRequest } from './video-avatar/unchanged-child.js';
 import { measured } from './lib/measure.js';
 import { median, round } from './lib/stats.js';
 import { sampleTreeMemory } from './lipsync/tree-memory.js';
 
 const run = promisify(execFile);
+const UNCHANGED_CHILD = fileURLToPath(new URL('./video-avatar/unchanged-child.ts', import.meta.url));
 const ROUNDS = Math.max(1, Number(process.env.BENCH_VIDEO_ROUNDS ?? 3));
 const FRANCK_SECONDS = Number(process.env.BENCH_VIDEO_SECONDS ?? 200);
 const HD_SECONDS = Number(process.env.BENCH_VIDEO_HD_SECONDS ?? 60);
@@ -119,15 +122,21 @@ async function benchClip(clip: { name: string; path: string }, speech: Speech, s
   const jobPath = join(dir, 'job.mp4');
   const context = { signal: new AbortController().signal, onProgress: () => undefined, workDir: dir };
   const job = () => engine.render({ audioPath: speechPath, durationSec: speech.durationSec, avatar: { id: 'v', name: 'v', width: 512, height: 512, fps: face.fps }, video: face, outputPath: jobPath }, context);
-  const unchanged = () => encodeUnchanged(face, data, total, speechPath, speech.durationSec, join(dir, 'unchanged.mp4'), binaries);
+  const limit = new EnginePriorityChild<UnchangedRequest>(UNCHANGED_CHILD, 'unchanged-encode');
+  const unchanged = () =>
+    limit.ask({ clipPath: face.clipPath, width: data.width, height: data.height, fps: data.fps, frames: total, audioPath: speechPath, audioMaxSec: speech.durationSec, outputPath: join(dir, 'unchanged.mp4') });
   const jobRuns: number[] = [];
   const limitRuns: number[] = [];
   let jobMemory = 0;
-  for (let r = 0; r < ROUNDS; r++) {
-    const sampler = sampleTreeMemory(process.pid);
-    jobRuns.push((await measured(job)).wall);
-    jobMemory = Math.max(jobMemory, (await sampler.stop()).peakTreeRssMiB);
-    limitRuns.push((await measured(unchanged)).wall);
+  try {
+    for (let r = 0; r < ROUNDS; r++) {
+      const sampler = sampleTreeMemory(process.pid);
+      jobRuns.push((await measured(job)).wall);
+      jobMemory = Math.max(jobMemory, (await sampler.stop()).peakTreeRssMiB);
+      limitRuns.push((await measured(unchanged)).wall);
+    }
+  } finally {
+    limit.close();
   }
   emit({
     bench: 'video-avatar',
@@ -250,20 +259,6 @@ async function benchClip(clip: { name: string; path: string }, speech: Speech, s
     sourceStepAtJoin: round(sourceJoin),
     target: 'lowerFaceStepVsSource <= 1.2, loopJoinVsMedianStep <= 1',
   });
-}
-
-/** The encoder's limit: the prepared clip's frames decoded and encoded unchanged, looped to `total`, with the sound. */
-async function encodeUnchanged(face: VideoFace, data: VideoFrameRenderer['data'], total: number, audioPath: string, audioSec: number, outputPath: string, binaries: MediaBinaries): Promise<void> {
-  const geometry = { width: data.width, height: data.height, fps: data.fps };
-  const encoder = openVideoEncoder({ ...VIDEO_AVATAR_ENCODER, ...geometry, pixelFormat: 'yuv420p', audioPath, audioMaxSec: audioSec, outputPath }, binaries);
-  let done = 0;
-  while (done < total) {
-    for await (const frame of decodeClip(face.clipPath, { geometry, normalised: true, maxFrames: total - done }, binaries)) {
-      await encoder.write(frame.pixels, frame.release);
-      done++;
-    }
-  }
-  await encoder.finish();
 }
 
 /**

@@ -5,7 +5,7 @@
  * that work). `prepare` draws the still (not measured: the first one draws the avatar's layers), `encode` encodes
  * it as many times as asked and answers when the mp4 is complete; see still-encoder.ts.
  */
-import { lowerThreadPriority } from '../../src/inference/workers/background-priority.js';
+import { serveAtEnginePriority } from '../lib/engine-priority-child.js';
 import { resolveMediaBinaries } from '../../src/inference/media/index.js';
 import { openVideoEncoder } from '../../src/inference/media/encode-video.js';
 import { rawFrameBytes } from '../../src/inference/media/raw-video.js';
@@ -13,25 +13,18 @@ import { FrameRenderer } from '../../src/inference/render/frame-renderer.js';
 import { RESTING_MOUTH } from '../../src/inference/lipsync/mouth.js';
 import type { StillRequest } from './still-encoder.js';
 
-lowerThreadPriority();
 const binaries = await resolveMediaBinaries();
 let still: Uint8Array | undefined;
 
-process.on('message', (request: StillRequest) => {
-  void (async () => {
-    if (request.type === 'prepare') {
-      const { avatar, width, height, format } = request;
-      still = new Uint8Array(rawFrameBytes(format, width, height));
-      new FrameRenderer({ ...avatar, width, height }).renderFormatInto(format, 0, RESTING_MOUTH, still);
-    } else {
-      const { width, height, format, fps, frames, audioPath, audioMaxSec, outputPath } = request;
-      const encoder = openVideoEncoder({ width, height, fps, pixelFormat: format, audioPath, audioMaxSec, outputPath }, binaries);
-      for (let i = 0; i < frames; i++) await encoder.write(still!);
-      await encoder.finish();
-    }
-  })().then(
-    () => process.send!({ ok: true }),
-    (error: unknown) => process.send!({ error: error instanceof Error ? error.message : String(error) }),
-  );
+serveAtEnginePriority<StillRequest>(async (request) => {
+  if (request.type === 'prepare') {
+    const { avatar, width, height, format } = request;
+    still = new Uint8Array(rawFrameBytes(format, width, height));
+    new FrameRenderer({ ...avatar, width, height }).renderFormatInto(format, 0, RESTING_MOUTH, still);
+  } else {
+    const { width, height, format, fps, frames, audioPath, audioMaxSec, outputPath } = request;
+    const encoder = openVideoEncoder({ width, height, fps, pixelFormat: format, audioPath, audioMaxSec, outputPath }, binaries);
+    for (let i = 0; i < frames; i++) await encoder.write(still!);
+    await encoder.finish();
+  }
 });
-process.send!({ ok: true });
