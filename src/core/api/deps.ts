@@ -10,7 +10,7 @@ import type { Idempotency } from '../idempotency/idempotency.js';
 import type { PhotoAvatarService } from '../avatars/photo-avatar-service.js';
 import type { VideoAvatarService } from '../avatars/video-avatar-service.js';
 import type { OwnedAvatars } from '../avatars/owned-avatars.js';
-import type { InputPort } from '../jobs/input-port.js';
+import type { InputPort, ProbedInput } from '../jobs/input-port.js';
 import type { ResolvedOptions } from '../options.js';
 import type { KindRegistry } from '../kinds/registry.js';
 
@@ -42,8 +42,11 @@ export interface ApiDeps {
   videoAvatars: VideoAvatarService;
   /** Receives the file of POST /v2/avatar (a portrait or a clip), limited to the larger of their limits. */
   avatarUploads: UploadPort;
-  /** Resolves a `videoUrl` of POST /v2/avatar like a job input, limited to `limits.maxAvatarVideoBytes`. */
-  videoInputs: InputPort;
+  /**
+   * Resolves a `videoUrl` of POST /v2/avatar like a job input, limited to `limits.maxAvatarVideoBytes`; its probe
+   * goes on to the video avatar service, which does not probe the clip again.
+   */
+  videoInputs: InputPort<ProbedInput>;
   /** `limits.maxPhotoBytes`: a portrait received through {@link avatarUploads} larger than this is 413. */
   maxPhotoBytes: number;
   paging: PagingLimits;

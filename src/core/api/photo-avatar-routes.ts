@@ -83,7 +83,7 @@ export function photoAvatarRoutes(deps: ApiDeps): Route[] {
             const body = validate(createAvatarBodySchema, raw, 'body');
             if (body.videoUrl !== undefined) {
               const input = await deps.videoInputs.resolve({ url: body.videoUrl, owner, kind: 'video', field: 'videoUrl' });
-              return createVideo({ blob: input.blob, madeHere: input.scratch, field: 'body.videoUrl' }, body.name ?? DEFAULT_VIDEO_NAME);
+              return createVideo({ blob: input.blob, madeHere: input.scratch, field: 'body.videoUrl', probe: input.probe }, body.name ?? DEFAULT_VIDEO_NAME);
             }
             const input = await deps.photoInputs.resolve({ url: body.imageUrl!, owner, kind: 'image', field: 'imageUrl' });
             return create({ blob: input.blob, madeHere: input.scratch, field: 'body.imageUrl' }, body.name ?? DEFAULT_NAME);

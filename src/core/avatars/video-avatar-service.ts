@@ -10,7 +10,8 @@ import { blobToLocalFile } from '../../storage/blob-files.js';
 import type { OwnedDirs } from '../../storage/owned-dirs.js';
 import type { MediaBinaries } from '../../inference/media/binaries.js';
 import { packetDurationSec, writeClipStill } from '../../inference/video/clip-check.js';
-import { normalisedGeometry, probeClip, type ClipGeometry } from '../../inference/video/clip-probe.js';
+import { clipOfProbe, normalisedGeometry, probeClip, type ClipGeometry } from '../../inference/video/clip-probe.js';
+import type { MediaProbe } from '../../inference/media/probe.js';
 import type { FairQueue } from '../../queue/fair-queue.js';
 import { checksFull } from '../input/media-checks.js';
 import { asVideoAvatarError } from '../../inference/video/errors.js';
@@ -29,6 +30,8 @@ export interface ReceivedClip {
   madeHere: boolean;
   /** The request field it came from (`body.file`, `body.videoUrl`). */
   field: string;
+  /** What the input check's ffprobe found, where one ran (a `videoUrl`): the clip is then not probed again. */
+  probe?: MediaProbe;
 }
 
 /** Expiry of a copied clip until its avatar's record is stored (a day, like uploads). */
@@ -77,7 +80,7 @@ export class VideoAvatarService {
       const path = await blobToLocalFile(this.blobs, clip.blob.id, workDir, 'clip');
       if (!path) throw new Error(`the received clip ${clip.blob.id} is missing from the blob store`);
       const still = join(workDir, 'still.png');
-      const geometry = await this.checks.run(owner, () => this.checkClip(path, still, clip.field)).catch((error: unknown) => {
+      const geometry = await this.checks.run(owner, () => this.checkClip(path, still, clip)).catch((error: unknown) => {
         throw checksFull(error);
       });
       await this.faces.findFace(owner, still, clip.field);
@@ -99,12 +102,13 @@ export class VideoAvatarService {
   }
 
   /**
-   * The clip's own checks (a readable video, its length from its packets) and its frame at {@link LOOK_AT} written
-   * to `still`; resolves with the size and rate it is kept at.
+   * The clip's own checks (a readable video, from the input check's probe where it ran one, else probed here; its
+   * length from its packets) and its frame at {@link LOOK_AT} written to `still`; resolves with the size and rate it
+   * is kept at.
    * @throws ApiError 400 `not_video`, `too_short`, `too_long`.
    */
-  private async checkClip(path: string, still: string, field: string): Promise<ClipGeometry> {
-    const probe = await probeClip(path, this.binaries).catch((error: unknown) => {
+  private async checkClip(path: string, still: string, { field, probe: probed }: ReceivedClip): Promise<ClipGeometry> {
+    const probe = await (probed ? Promise.resolve(probed).then(clipOfProbe) : probeClip(path, this.binaries)).catch((error: unknown) => {
       throw refusal(error, field);
     });
     const geometry = normalisedGeometry(probe);

@@ -1,4 +1,5 @@
 import type { BlobRef } from '../../domain/job.js';
+import type { MediaProbe } from '../../inference/media/probe.js';
 
 /** A request to turn a submitted URL into a local, probed file. */
 export interface InputRequest {
@@ -25,7 +26,12 @@ export interface ResolvedInput {
   scratch: boolean;
 }
 
+/** A resolved input with what its check's probe found (the built-in port's answer), so nothing probes it again. */
+export interface ProbedInput extends ResolvedInput {
+  probe: MediaProbe;
+}
+
 /** Resolves submitted URLs; throws an `ApiError` (400, or 413 when too large) for bad input. */
-export interface InputPort {
-  resolve(request: InputRequest): Promise<ResolvedInput>;
+export interface InputPort<Resolved extends ResolvedInput = ResolvedInput> {
+  resolve(request: InputRequest): Promise<Resolved>;
 }

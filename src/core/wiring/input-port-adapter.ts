@@ -3,7 +3,7 @@ import type { BlobStore } from '../../storage/blob-store.js';
 import { ApiError } from '../errors.js';
 import type { HeaderMap } from '../http/types.js';
 import type { UploadPort } from '../api/deps.js';
-import type { InputPort, InputRequest, ResolvedInput } from '../jobs/input-port.js';
+import type { InputPort, InputRequest, ProbedInput } from '../jobs/input-port.js';
 import { ClientInputError } from '../input/errors.js';
 import { checksFull } from '../input/media-checks.js';
 import type { InputResolver } from '../input/resolve-input.js';
@@ -18,14 +18,14 @@ function toApiError(error: unknown, field?: string, headers?: Record<string, str
 }
 
 /** {@link InputPort} on top of the {@link InputResolver}; `maxBytesOption` names the option that sets `maxBytes`. */
-export class ResolverInputPort implements InputPort {
+export class ResolverInputPort implements InputPort<ProbedInput> {
   constructor(
     private readonly resolver: InputResolver,
     private readonly maxBytes: number,
     private readonly maxBytesOption?: string,
   ) {}
 
-  async resolve(request: InputRequest): Promise<ResolvedInput> {
+  async resolve(request: InputRequest): Promise<ProbedInput> {
     try {
       const media = await this.resolver.resolve(request.url, request.owner, {
         kind: request.kind,
@@ -35,7 +35,7 @@ export class ResolverInputPort implements InputPort {
         maxDurationSec: request.maxDurationSec,
         maxDurationOption: request.maxDurationOption,
       });
-      return { blob: media.blob, durationSec: media.durationSec, scratch: media.scratch };
+      return { blob: media.blob, durationSec: media.durationSec, scratch: media.scratch, probe: media.probe };
     } catch (error) {
       throw toApiError(error, request.field);
     }

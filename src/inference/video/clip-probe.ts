@@ -6,7 +6,7 @@
 import type { MediaBinaries } from '../media/binaries.js';
 import { MediaProcessError } from '../media/errors.js';
 import { frameTooLargeMessage, MAX_DECODED_FRAME_PIXELS, refusedFrameSize } from '../media/frame-limit.js';
-import { probeMedia } from '../media/probe.js';
+import { probeMedia, type MediaProbe } from '../media/probe.js';
 import { VideoAvatarError } from './errors.js';
 
 /** The largest frame a clip is kept at: larger ones are scaled down to fit (either orientation). */
@@ -42,7 +42,7 @@ const STILL_FORMATS = /^(image2|png_pipe|jpeg_pipe|webp_pipe|bmp_pipe|tiff_pipe|
  *   as ffprobe's decoder found them; every later decode refuses such frames too, see frame-limit.ts).
  */
 export async function probeClip(path: string, binaries: MediaBinaries, signal?: AbortSignal): Promise<ClipProbe> {
-  let probe: Awaited<ReturnType<typeof probeMedia>>;
+  let probe: MediaProbe;
   try {
     probe = await probeMedia(path, binaries, { signal });
   } catch (error) {
@@ -52,6 +52,16 @@ export async function probeClip(path: string, binaries: MediaBinaries, signal?: 
     if (refusedFrame) throw new VideoAvatarError('not_video', frameTooLargeMessage('the clip', refusedFrame.width, refusedFrame.height), { cause: error });
     throw new VideoAvatarError('not_video', 'the file is not a video that can be read: send a clip of the person (MP4, MOV, WebM or MKV)', { cause: error });
   }
+  return clipOfProbe(probe);
+}
+
+/**
+ * The clip that ffprobe's answer `probe` describes (from {@link probeClip}, or from a check that probed the file
+ * already, as the input check of a `videoUrl` does: the clip is not probed twice).
+ * @throws VideoAvatarError `not_video` when it has no moving video stream (audio only, a still image), or its frames
+ *   have more than `MAX_DECODED_FRAME_PIXELS` as the header says.
+ */
+export function clipOfProbe(probe: MediaProbe): ClipProbe {
   const { video } = probe;
   if (!video || video.attachedPic || probe.formatNames.some((name) => STILL_FORMATS.test(name)) || !(video.width > 0 && video.height > 0)) {
     const what = probe.audio ? 'it has sound only' : 'it holds no moving picture';
