@@ -20,6 +20,7 @@ export { MAX_JSON_DEPTH } from './core/http/read-json.js';
 export type { CoreRequest, CoreResponse, HeaderMap } from './core/http/types.js';
 /** For adapters to other frameworks: write the core's answer to Node's response, guarded (see `virtual-anchor/testing`). */
 export { sendResponse, failResponse } from './core/http/send-response.js';
+export { clientGoneSignal, ClientGoneError } from './core/http/client-gone.js';
 export { loggerOf } from './adapters/instance.js';
 export type {
   Job,

@@ -3,6 +3,7 @@ import type { VirtualAnchor } from '../core/create-virtual-anchor.js';
 import type { VirtualAnchorOptions } from '../core/options.js';
 import type { CoreRequest } from '../core/http/types.js';
 import { ApiError } from '../core/errors.js';
+import { clientGoneSignal } from '../core/http/client-gone.js';
 import { errorResponse } from '../core/http/error-response.js';
 import { failResponse, sendResponse } from '../core/http/send-response.js';
 import { loggerOf, toInstance } from './instance.js';
@@ -30,6 +31,7 @@ export function virtualAnchor(options: VirtualAnchorOptions | VirtualAnchor): Vi
       mountPath: req.baseUrl,
       bodyStream: req,
       parsedBody: req.readableEnded ? (req.body as unknown) : undefined,
+      signal: clientGoneSignal(res),
     };
     const response = await instance.handle(request).catch((error: unknown) => {
       logger.error('request failed', { method: req.method, path: req.originalUrl, error: String(error) });

@@ -6,7 +6,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import Koa from 'koa';
-import { loggerOf, sendResponse, virtualAnchorKoa, type CoreRequest, type VirtualAnchor } from '../../src/index.js';
+import { clientGoneSignal, loggerOf, sendResponse, virtualAnchorKoa, type CoreRequest, type VirtualAnchor } from '../../src/index.js';
 import { adapterSuite, type MountSettings } from '../../src/testing/adapter-suite.js';
 import { BINARIES } from '../helpers/media.js';
 import { koaJsonBody } from '../helpers/apps.js';
@@ -70,6 +70,7 @@ function nodeHttpAdapter(instance: VirtualAnchor, { jsonBodyParser, fallback }: 
       mountPath: '',
       bodyStream: req,
       parsedBody,
+      signal: clientGoneSignal(res),
     };
     const response = await instance.handle(request);
     if (response) await sendResponse(res, response, logger);

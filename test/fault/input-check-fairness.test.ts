@@ -6,13 +6,19 @@
  * (`concurrency.maxQueuedRequestsPerKey`) and 429 `too_many_requests` with `Retry-After` for the rest; nothing
  * answers 500 or `timeout` (the decode's deadline counts its own work, not the wait). With
  * `maxQueuedRequestsPerKey: 0`, the burst's key is refused past the checks it has running, but another key's check
- * still waits for its turn (it was refused too, as if every key were over its share, before the fix).
+ * still waits for its turn (it was refused too, as if every key were over its share, before the fix). A request
+ * whose client leaves while its check waits for its turn is dropped: its check never runs (counted with an ffprobe
+ * that logs its runs; before, it ran once a child was free, for nobody).
  */
 import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ADAPTERS, KEYS, makeApp, SUITE_TIMEOUT_MS, type TestApp } from '../helpers/apps.js';
-import { assertError } from '../helpers/checks.js';
+import { assertError, waitFor } from '../helpers/checks.js';
+import { countingFfprobe } from '../helpers/counting-ffprobe.js';
 import { firstAvatarId } from '../helpers/client.js';
 import { useHarness } from '../helpers/harness.js';
 import { ffmpeg } from '../helpers/media.js';
@@ -104,6 +110,49 @@ for (const adapter of ADAPTERS) {
       assert.ok(statuses.includes(429), `the burst's key was refused past its running checks: ${statuses.join(', ')}`);
       assert.ok(createdAt.some((at) => at > otherSentAt), 'a check of the burst was still running when the other key came');
       assert.equal(other.status, 201, other.text);
+    });
+  });
+
+  describe(`input checks over ${adapter}: a request whose client left`, { timeout: SUITE_TIMEOUT_MS }, () => {
+    let app: TestApp;
+    let dir: string;
+    /** ffprobe runs on input files (not the built-in avatars' assets). */
+    let inputProbes: () => Promise<number>;
+    before(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'va-client-gone-'));
+      // Every probe takes 2 s more: two checks hold both media children that long, whatever the load.
+      const ffprobe = await countingFfprobe(dir, { delaySec: 2 });
+      inputProbes = async () => (await ffprobe.runs()).filter((args) => args.includes('-show_streams') && args.includes('/blobs/')).length;
+      app = await makeApp(adapter, { ffprobePath: ffprobe.path });
+    });
+    after(async () => {
+      await app?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
+
+    it('drops its check waiting for its turn: it never runs', async () => {
+      const avatarId = await firstAvatarId(app, KEYS.a);
+      const body = JSON.stringify({ audioUrl: h.url('speech.wav'), avatarId });
+      // Sent now (a supertest request is sent once it is awaited or `then` is called).
+      const post = () => app.http.post('/v2/2davatar').set('key', KEYS.a).set('content-type', 'application/json').send(body).then((res) => res);
+      const running = [post(), post()];
+      await waitFor('two checks running', async () => ((await inputProbes()) === 2 ? true : undefined));
+      // A third request of the key waits for its turn when its client leaves.
+      const left = httpRequest(`${app.origin}/v2/2davatar`, { method: 'POST', headers: { key: KEYS.a, 'content-type': 'application/json' } });
+      const leftError = new Promise((resolve) => left.on('error', resolve));
+      left.end(body);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(await inputProbes(), 2, 'the third check waits');
+      left.destroy();
+      await leftError;
+      const answers = await Promise.all(running);
+      assert.deepEqual(answers.map((res) => res.status), [201, 201], answers.map((res) => res.text).join('\n'));
+      // Its turn came when the first child was free, a while ago now.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(await inputProbes(), 2, 'the check of the request whose client left never ran');
+      const again = await post();
+      assert.equal(again.status, 201, again.text);
+      assert.equal(await inputProbes(), 3);
     });
   });
 }

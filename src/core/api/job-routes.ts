@@ -45,7 +45,7 @@ export function jobRoutes(deps: ApiDeps, spec: KindSpec): Route[] {
         const raw = await readJson(request, deps.maxJsonBytes);
         return deps.idempotency.run(key, owner, requestFingerprint(`POST ${path}`, canonicalJson(raw)), async () => {
           const body = validate(resource.body, raw, 'body');
-          return json(201, [resource.created(await deps.jobs.create(kind, owner, body, { baseUrl }))]);
+          return json(201, [resource.created(await deps.jobs.create(kind, owner, body, { baseUrl, signal: request.signal }))]);
         });
       },
     },

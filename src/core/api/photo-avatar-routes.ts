@@ -75,17 +75,18 @@ export function photoAvatarRoutes(deps: ApiDeps): Route[] {
         }
         const key = idempotencyKeyOf(request.headers);
         const create = async (photo: ReceivedPhoto, name: string) => json(201, await ownedAvatarView(await deps.photoAvatars.create(owner, photo, name), deps.links(baseUrl)));
-        const createVideo = async (clip: ReceivedClip, name: string) => json(201, await ownedAvatarView(await deps.videoAvatars.create(owner, clip, name), deps.links(baseUrl)));
+        const createVideo = async (clip: ReceivedClip, name: string) =>
+          json(201, await ownedAvatarView(await deps.videoAvatars.create(owner, clip, name, request.signal), deps.links(baseUrl)));
         if (isJson(request)) {
           // A repeat is recognised by its body, before the image is fetched again.
           const raw = await readJson(request, deps.maxJsonBytes);
           return deps.idempotency.run(key, owner, requestFingerprint('POST /v2/avatar', canonicalJson(raw)), async () => {
             const body = validate(createAvatarBodySchema, raw, 'body');
             if (body.videoUrl !== undefined) {
-              const input = await deps.videoInputs.resolve({ url: body.videoUrl, owner, kind: 'video', field: 'videoUrl' });
+              const input = await deps.videoInputs.resolve({ url: body.videoUrl, owner, kind: 'video', field: 'videoUrl', signal: request.signal });
               return createVideo({ blob: input.blob, madeHere: input.scratch, field: 'body.videoUrl', probe: input.probe }, body.name ?? DEFAULT_VIDEO_NAME);
             }
-            const input = await deps.photoInputs.resolve({ url: body.imageUrl!, owner, kind: 'image', field: 'imageUrl' });
+            const input = await deps.photoInputs.resolve({ url: body.imageUrl!, owner, kind: 'image', field: 'imageUrl', signal: request.signal });
             return create({ blob: input.blob, madeHere: input.scratch, field: 'body.imageUrl' }, body.name ?? DEFAULT_NAME);
           });
         }

@@ -67,11 +67,12 @@ export class VideoAvatarService {
   }
 
   /**
-   * Creates a `pending` video avatar from a received clip and schedules its preparation.
+   * Creates a `pending` video avatar from a received clip and schedules its preparation. Aborting `signal` (the
+   * request's: its client has gone) while the clip's checks wait for their turn drops them (rejects with its reason).
    * @throws ApiError 400 `not_video`, `too_short`, `too_long`, `no_face`, `face_too_small`; 429 `too_many_requests`
    *   when the owner has too many faces waiting for the detector; 503 `unavailable` without a face detector.
    */
-  async create(owner: string, clip: ReceivedClip, name: string): Promise<OwnedAvatarView> {
+  async create(owner: string, clip: ReceivedClip, name: string, signal?: AbortSignal): Promise<OwnedAvatarView> {
     let adopted = false;
     let workDir: string | undefined;
     try {
@@ -80,7 +81,7 @@ export class VideoAvatarService {
       const path = await blobToLocalFile(this.blobs, clip.blob.id, workDir, 'clip');
       if (!path) throw new Error(`the received clip ${clip.blob.id} is missing from the blob store`);
       const still = join(workDir, 'still.png');
-      const geometry = await this.checks.run(owner, () => this.checkClip(path, still, clip)).catch((error: unknown) => {
+      const geometry = await this.checks.run(owner, () => this.checkClip(path, still, clip), signal).catch((error: unknown) => {
         throw checksFull(error);
       });
       await this.faces.findFace(owner, still, clip.field);

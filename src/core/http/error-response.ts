@@ -22,11 +22,17 @@ export function errorResponse(error: ApiError): CoreResponse {
 /**
  * Turns anything a route threw into the JSON error answer: an {@link ApiError} as it is; a store that cannot be
  * reached (a `StoreUnavailableError`, recognised by name so that any store may throw one) as
- * 503 `unavailable` with `retry-after`; anything else as 500 `internal_error`, logged with its stack.
+ * 503 `unavailable` with `retry-after`; a request whose client has gone (its `signal` aborted) as 499
+ * `client_gone`, which nobody reads, logged at debug level only; anything else as 500 `internal_error`, logged
+ * with its stack.
  */
-export function toErrorResponse(error: unknown, logger: Logger, request: { method: string; path: string }): CoreResponse {
+export function toErrorResponse(error: unknown, logger: Logger, request: { method: string; path: string; signal?: AbortSignal }): CoreResponse {
   if (error instanceof ApiError) return errorResponse(error);
   const where = { method: request.method, path: request.path };
+  if (request.signal?.aborted) {
+    logger.debug('request dropped: the client has gone', { ...where, error: String(error) });
+    return errorResponse(new ApiError(499, 'client_gone', 'the client closed the connection before the answer'));
+  }
   if (isStoreUnavailable(error)) {
     logger.debug('request refused: the job store is unavailable', { ...where, error: String((error as Error).message) });
     return errorResponse(

@@ -21,6 +21,11 @@ export interface CoreRequest {
   bodyStream: Readable;
   /** A body already parsed by a host body parser, when one ran. */
   parsedBody?: unknown;
+  /**
+   * Aborts when the client has gone (its connection closed before the answer; see `clientGoneSignal`): the
+   * request's input checks still waiting for their turn are dropped, not run.
+   */
+  signal?: AbortSignal;
 }
 
 /** A framework-neutral response: what the core hands back to an adapter. */

@@ -15,6 +15,11 @@ export interface InputRequest {
   maxDurationSec?: number;
   /** The option that sets `maxDurationSec`, named in the `too_long` message. */
   maxDurationOption?: string;
+  /**
+   * The request's `signal` (its client has gone): a download, or a check waiting for its turn or running, stops and
+   * the call rejects with the signal's reason.
+   */
+  signal?: AbortSignal;
 }
 
 /** A resolved input. */

@@ -19,6 +19,8 @@ import { SERVICES } from '../service-tokens.js';
 /** Where the creating request came from: links in webhook payloads use its base URL. */
 export interface CreationContext {
   baseUrl: string;
+  /** The request's `signal`: passed to every input the kind resolves (see {@link InputRequest.signal}). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -55,7 +57,7 @@ export class JobService implements JobScheduling {
     if (!api) throw new Error(`job kind ${kind} has no API resource to create it through`);
     const webhook = await this.webhookOf(webhookUrlOf(body), api.webhook !== undefined, context);
     return this.withInputs(async (input) => {
-      const fields = await api.create(body, { owner, services: this.services, input: (request) => input({ ...request, owner }) });
+      const fields = await api.create(body, { owner, services: this.services, input: (request) => input({ ...request, owner, signal: context?.signal }) });
       const now = new Date().toISOString();
       const job: Job = { kind, uid: randomUUID(), owner, status: 'pending', createdAt: now, updatedAt: now, ...fields, ...webhook };
       return job;

@@ -34,6 +34,7 @@ export class ResolverInputPort implements InputPort<ProbedInput> {
         allowedContainers: request.allowedContainers,
         maxDurationSec: request.maxDurationSec,
         maxDurationOption: request.maxDurationOption,
+        signal: request.signal,
       });
       return { blob: media.blob, durationSec: media.durationSec, scratch: media.scratch, probe: media.probe };
     } catch (error) {

@@ -1,0 +1,26 @@
+import type { ServerResponse } from 'node:http';
+
+/**
+ * The reason a request's {@link CoreRequest.signal} aborts with: its client closed the connection before the answer
+ * was sent, so whatever the request still waits for (its turn at the input checks) is dropped.
+ */
+export class ClientGoneError extends Error {
+  override readonly name = 'ClientGoneError';
+
+  constructor() {
+    super('the client closed the connection before the answer');
+  }
+}
+
+/**
+ * A signal that aborts with {@link ClientGoneError} once `res` closes before its answer was finished: the client
+ * left. The response's `close`, not the request's: in Node 16 and later a request emits `close` as soon as its body
+ * has been read, client still there.
+ */
+export function clientGoneSignal(res: ServerResponse): AbortSignal {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort(new ClientGoneError());
+  });
+  return controller.signal;
+}
