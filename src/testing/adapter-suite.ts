@@ -68,6 +68,8 @@ const UPLOAD_LIMIT = 6 * 1024 * 1024;
 const UNWRITABLE_PATH = '/__adapter-suite/unwritable-header';
 /** A path the suite adds to the instance: a file answer that never ends (a client has to leave it). */
 const ENDLESS_PATH = '/__adapter-suite/endless-file';
+/** A path the suite adds to the instance: reads the body, then holds the answer `?holdMs` or until the request's signal aborts. */
+const SIGNAL_PATH = '/__adapter-suite/signal';
 const FALLBACK_HEADER = 'x-adapter-suite';
 
 /** The host's fallback: 404 with a header that only it sends. */
@@ -85,6 +87,8 @@ interface Running {
   links: LinkBuilder;
   /** File streams the instance handed out on {@link UNWRITABLE_PATH} and {@link ENDLESS_PATH}. */
   suiteStreams: Readable[];
+  /** The `signal` of each request to {@link SIGNAL_PATH} (`undefined` where the adapter gave none), once its body was read. */
+  suiteSignals: (AbortSignal | undefined)[];
 }
 
 /** What the suite's checks read of an answer. */
@@ -190,12 +194,25 @@ function endless(): Readable {
  *   write can still throw in a host (a framework or another middleware that already sent the head); this path checks
  *   that the adapter guards its writes;
  * - {@link ENDLESS_PATH}: a file answer that never ends, to check that the adapter destroys the file stream of a
- *   client that leaves (else every abandoned download would hold a file open for ever).
+ *   client that leaves (else every abandoned download would hold a file open for ever);
+ * - {@link SIGNAL_PATH}: reads the body, records the request's `signal` in `signals`, and answers
+ *   `{ signal, aborted }` after `?holdMs` or once the signal aborts, to check that the adapter's signal aborts when
+ *   the client leaves and only then (not once the body has been read).
  */
-function withSuitePaths(instance: VirtualAnchor, streams: Readable[]): VirtualAnchor {
+function withSuitePaths(instance: VirtualAnchor, streams: Readable[], signals: (AbortSignal | undefined)[]): VirtualAnchor {
   return {
     ...instance,
     handle: async (request) => {
+      if (request.path === SIGNAL_PATH) {
+        if (!request.bodyStream.readableEnded) for await (const chunk of request.bodyStream) void chunk;
+        const { signal } = request;
+        signals.push(signal);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Number(request.query.get('holdMs') ?? 0));
+          signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+        });
+        return { status: 200, headers: { 'content-type': 'application/json' }, kind: 'json', body: { signal: signal !== undefined, aborted: signal?.aborted ?? false } } satisfies CoreResponse;
+      }
       if (request.path === ENDLESS_PATH) {
         const body = endless();
         streams.push(body);
@@ -227,7 +244,9 @@ function withSuitePaths(instance: VirtualAnchor, streams: Readable[]): VirtualAn
  * - multipart uploads stream through whole, and one over the limit is refused with 413;
  * - signed file links answer 200 and 206 with ranges, 416 out of range, HEAD without a body, 403 on a bad signature;
  * - a client that leaves mid-download, and an answer whose header cannot be written, crash nothing (no unhandled
- *   rejection or uncaught exception) and the host goes on serving.
+ *   rejection or uncaught exception) and the host goes on serving;
+ * - the request's `signal` aborts when its client leaves before the answer, and not otherwise (so that its input
+ *   checks still waiting for their turn are dropped).
  *
  * @example
  * ```ts
@@ -271,10 +290,11 @@ export function adapterSuite(name: string, options: AdapterSuiteOptions): void {
     let host: AdapterHost | undefined;
     try {
       const streams: Readable[] = [];
-      host = toHost(await options.mount(withSuitePaths(instance, streams), { jsonBodyParser: settings.jsonBodyParser ?? false, fallback: hostFallback }));
+      const signals: (AbortSignal | undefined)[] = [];
+      host = toHost(await options.mount(withSuitePaths(instance, streams, signals), { jsonBodyParser: settings.jsonBodyParser ?? false, fallback: hostFallback }));
       await instance.ready();
       const links = new LinkBuilder(new UrlSigner(Buffer.from(SECRET)), host.url, 3_600_000);
-      await test({ url: host.url, blobs, links, suiteStreams: streams });
+      await test({ url: host.url, blobs, links, suiteStreams: streams, suiteSignals: signals });
       // Whatever a test left running (a download cut off) has had its chance to fail loudly.
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.deepEqual(watch.faults.map(String), [], 'the process saw an unhandled rejection or an uncaught exception');
@@ -458,6 +478,21 @@ export function adapterSuite(name: string, options: AdapterSuiteOptions): void {
         await eventually('the file stream of the client that left to be destroyed', async () => suiteStreams[0]!.destroyed);
         const small = await blobs.put(Readable.from([Buffer.from('still serving')]), { contentType: 'text/plain', owner: 'system' });
         await eventually('a complete answer after the aborted downloads', async () => (await call(links.to(small))).body.toString() === 'still serving');
+        assert.equal((await call(`${url}/v1/openapi.json`)).status, 200);
+      }));
+
+    it('gives the core a request signal that aborts when the client leaves before the answer, not once the body is read', () =>
+      withHost({}, async ({ url, suiteSignals }) => {
+        const stayed = await call(`${url}${SIGNAL_PATH}?holdMs=300`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'a body, read before the answer' });
+        assert.equal(stayed.status, 200);
+        assert.deepEqual(jsonOf(stayed), { signal: true, aborted: false }, 'CoreRequest.signal is set (e.g. clientGoneSignal(res)) and the client stayed');
+        const leaving = httpRequest(`${url}${SIGNAL_PATH}?holdMs=30000`, { method: 'POST', agent: false, headers: { 'content-type': 'text/plain' } });
+        const left = new Promise((resolve) => leaving.on('error', resolve));
+        leaving.end('a body');
+        await eventually('the request to reach the instance', async () => suiteSignals.length === 2);
+        leaving.destroy();
+        await left;
+        await eventually('the signal of the request whose client left to abort', async () => suiteSignals[1]?.aborted === true);
         assert.equal((await call(`${url}/v1/openapi.json`)).status, 200);
       }));
 

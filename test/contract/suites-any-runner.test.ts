@@ -49,6 +49,6 @@ nodeIt('runs the BlobStore, JobStore, WebhookOutbox, IdempotencyStore, queue and
   });
   const { passed, failed } = await runner.run();
   assert.deepEqual(failed, []);
-  // The blob suite has 10 tests since putFile (30ae5fa), the queue suite 7, the adapter suite 12.
-  assert.equal(passed.length, 9 + 1 + 19 + 5 + 4 + 7 + 12, passed.join('\n'));
+  // The blob suite has 10 tests since putFile (30ae5fa), the queue suite 7, the adapter suite 13 since the request signal.
+  assert.equal(passed.length, 9 + 1 + 19 + 5 + 4 + 7 + 13, passed.join('\n'));
 });
