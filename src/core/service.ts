@@ -77,7 +77,8 @@ export class HttpCore {
     if (queue.running(key) + queue.waiting(key) >= this.settings.requestsPerKey[route.family] + this.settings.maxQueuedRequestsPerKey) {
       throw new ApiError(429, 'too_many_requests', 'too many requests of this key are waiting; retry later', undefined, { 'retry-after': '1' });
     }
-    return await queue.run(key, run);
+    // A request whose client leaves while it waits for the key's slot is dropped without running.
+    return await queue.run(key, run, request.signal);
   }
 
   private stripBasePath(path: string): string | undefined {

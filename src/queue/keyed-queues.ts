@@ -9,8 +9,13 @@ export class KeyedQueues {
 
   constructor(private readonly concurrency: number) {}
 
-  /** Runs `task` when the key has a free slot. */
-  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `task` when the key has a free slot. Aborting `signal` while it waits removes it (rejecting with the
+   * signal's reason; it no longer counts in {@link waiting}); a started task runs to its end and keeps its slot
+   * meanwhile, whatever the signal does (stopping it is the task's own business).
+   */
+  run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
     let queue = this.queues.get(key);
     if (!queue) {
       queue = new PQueue({ concurrency: this.concurrency });
@@ -20,7 +25,17 @@ export class KeyedQueues {
         if (this.queues.get(key) === created && created.size === 0 && created.pending === 0) this.queues.delete(key);
       });
     }
-    return queue.add(task);
+    if (!signal) return queue.add(task);
+    // p-queue would also reject a started task on abort and free its slot while it still runs: its signal only
+    // follows the caller's until the task starts.
+    const whileWaiting = new AbortController();
+    const forward = () => whileWaiting.abort(signal.reason);
+    signal.addEventListener('abort', forward, { once: true });
+    const started = () => {
+      signal.removeEventListener('abort', forward);
+      return task();
+    };
+    return queue.add(started, { signal: whileWaiting.signal }).finally(() => signal.removeEventListener('abort', forward));
   }
 
   /** Tasks waiting (not yet running) for a key. */

@@ -5,15 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FairQueue, QueueFullError } from '../../src/queue/fair-queue.js';
-
-/** A task that runs until `release()`; `log` records its name when it starts. */
-function gated(log: string[], name: string) {
-  let release!: () => void;
-  const done = new Promise<void>((resolve) => (release = resolve));
-  return { release, task: async () => (log.push(name), await done, name) };
-}
-
-const tick = () => new Promise((resolve) => setImmediate(resolve));
+import { gated, tick } from '../helpers/gated-task.js';
 
 describe('FairQueue', () => {
   it('serves another key next, not after the first key’s whole burst, and keeps each key’s order', async () => {
