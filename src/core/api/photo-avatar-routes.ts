@@ -74,7 +74,8 @@ export function photoAvatarRoutes(deps: ApiDeps): Route[] {
           throw photoAvatarsOff({ connection: 'close' });
         }
         const key = idempotencyKeyOf(request.headers);
-        const create = async (photo: ReceivedPhoto, name: string) => json(201, await ownedAvatarView(await deps.photoAvatars.create(owner, photo, name), deps.links(baseUrl)));
+        const create = async (photo: ReceivedPhoto, name: string) =>
+          json(201, await ownedAvatarView(await deps.photoAvatars.create(owner, photo, name, request.signal), deps.links(baseUrl)));
         const createVideo = async (clip: ReceivedClip, name: string) =>
           json(201, await ownedAvatarView(await deps.videoAvatars.create(owner, clip, name, request.signal), deps.links(baseUrl)));
         if (isJson(request)) {

@@ -71,11 +71,12 @@ export class PhotoAvatarService {
   }
 
   /**
-   * Creates a `pending` photo avatar from a received portrait and schedules its preparation.
+   * Creates a `pending` photo avatar from a received portrait and schedules its preparation. Aborting `signal` (the
+   * request's: its client has gone) while the photo waits for the detector drops it (rejects with its reason).
    * @throws ApiError 400 `not_image`, `no_face`, `face_too_small`; 429 `too_many_requests` when the owner has too many
    *   photos waiting for the detector; 503 `unavailable` without a face detector.
    */
-  async create(owner: string, photo: ReceivedPhoto, name: string): Promise<OwnedAvatarView> {
+  async create(owner: string, photo: ReceivedPhoto, name: string, signal?: AbortSignal): Promise<OwnedAvatarView> {
     let adopted = false;
     let workDir: string | undefined;
     try {
@@ -88,7 +89,7 @@ export class PhotoAvatarService {
         throw error instanceof ImageCheckError ? notAnImage(photo.field, error.message) : error;
       });
       const contentType = `image/${header.format}`;
-      const detection = await this.detect(this.detector, owner, path, photo.field);
+      const detection = await this.detect(this.detector, owner, path, photo.field, signal);
       const landmarks = chooseFace(detection, photo.field);
       const kept = await this.keep(owner, photo, path, contentType);
       adopted = true;
@@ -106,22 +107,23 @@ export class PhotoAvatarService {
 
   /**
    * The face of a frame of a clip (a video avatar's check at creation): the photo avatars' detection, in turn, and
-   * their choice of face.
+   * their choice of face; `signal` as for {@link create}.
    * @throws ApiError 400 `no_face`, `face_too_small`; 429 `too_many_requests`; 503 `unavailable` without a detector.
    */
-  async findFace(owner: string, imagePath: string, field: string): Promise<FaceLandmarks> {
+  async findFace(owner: string, imagePath: string, field: string, signal?: AbortSignal): Promise<FaceLandmarks> {
     if (!this.detector) throw photoAvatarsOff();
-    return chooseFace(await this.detect(this.detector, owner, imagePath, field), field, 'clip');
+    return chooseFace(await this.detect(this.detector, owner, imagePath, field, signal), field, 'clip');
   }
 
   /**
    * Finds the faces in the photo at `path` once it is the owner's turn (see {@link detections}): the detector is
-   * called only when the detection can start, so its deadline counts its own work, never the wait.
+   * called only when the detection can start, so its deadline counts its own work, never the wait; a detection whose
+   * `signal` aborts while it waits never starts.
    * @throws ApiError 429 `too_many_requests` (with `Retry-After`) when the owner has too many photos waiting; 400 `not_image`.
    */
-  private async detect(detector: FaceDetector, owner: string, path: string, field: string): Promise<FaceDetection> {
+  private async detect(detector: FaceDetector, owner: string, path: string, field: string, signal?: AbortSignal): Promise<FaceDetection> {
     try {
-      return await this.detections.run(owner, () => detector.detect(path));
+      return await this.detections.run(owner, () => detector.detect(path), signal);
     } catch (error) {
       if (error instanceof QueueFullError) {
         throw new ApiError(429, 'too_many_requests', `${error.message} for face detection; retry later`, undefined, { 'retry-after': String(error.retryAfterSec) });

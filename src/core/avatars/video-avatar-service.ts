@@ -68,7 +68,8 @@ export class VideoAvatarService {
 
   /**
    * Creates a `pending` video avatar from a received clip and schedules its preparation. Aborting `signal` (the
-   * request's: its client has gone) while the clip's checks wait for their turn drops them (rejects with its reason).
+   * request's: its client has gone) while the clip's checks or its frame's face detection wait for their turn drops
+   * them (rejects with its reason).
    * @throws ApiError 400 `not_video`, `too_short`, `too_long`, `no_face`, `face_too_small`; 429 `too_many_requests`
    *   when the owner has too many faces waiting for the detector; 503 `unavailable` without a face detector.
    */
@@ -84,7 +85,7 @@ export class VideoAvatarService {
       const geometry = await this.checks.run(owner, () => this.checkClip(path, still, clip), signal).catch((error: unknown) => {
         throw checksFull(error);
       });
-      await this.faces.findFace(owner, still, clip.field);
+      await this.faces.findFace(owner, still, clip.field, signal);
       // The received blob, or a copy of the owner's upload (which expires with the uploads), with a provisional expiry
       // until the avatar's record exists (creation clears it).
       const kept = clip.madeHere
