@@ -6,6 +6,8 @@ import { makeKeyListAuthenticator, ownerOf, readKey } from '../../src/core/auth.
 import { TRANSITIONS, isFinal, sourcesOf } from '../../src/domain/state-machine.js';
 import { envelope } from '../../src/core/api/deps.js';
 import { json } from '../../src/core/http/types.js';
+import { toErrorResponse } from '../../src/core/http/error-response.js';
+import { ClientGoneError } from '../../src/core/http/client-gone.js';
 
 const route = (method: Route['method'], pattern: string): Route => ({
   method,
@@ -100,5 +102,32 @@ describe('envelope', () => {
     assert.equal(envelope(3, 2, 5, []).nextPage, null);
     assert.equal(envelope(1, 20, 0, []).nextPage, null);
     assert.equal(envelope(2, 2, 4, []).nextPage, null);
+  });
+});
+
+describe('toErrorResponse', () => {
+  /** A logger that keeps what it was told, by level. */
+  const recording = () => {
+    const said: string[] = [];
+    const at = (level: string) => (message: string) => void said.push(`${level}: ${message}`);
+    return { said, logger: { debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error') } };
+  };
+
+  it('answers a request whose client has gone 499 client_gone, logged at debug level only', () => {
+    const { said, logger } = recording();
+    const controller = new AbortController();
+    controller.abort(new ClientGoneError());
+    const response = toErrorResponse(controller.signal.reason, logger, { method: 'POST', path: '/v2/2davatar', signal: controller.signal });
+    assert.equal(response.status, 499);
+    assert.ok(response.kind === 'json');
+    assert.equal((response.body as { error: { code: string } }).error.code, 'client_gone');
+    assert.deepEqual(said, ['debug: request dropped: the client has gone']);
+  });
+
+  it('still answers an unknown error of a request whose client stayed 500, logged as an error', () => {
+    const { said, logger } = recording();
+    const response = toErrorResponse(new Error('broken'), logger, { method: 'POST', path: '/v2/2davatar', signal: new AbortController().signal });
+    assert.equal(response.status, 500);
+    assert.deepEqual(said, ['error: request failed']);
   });
 });
