@@ -177,7 +177,7 @@ export class FrameRenderer {
       this.designTransform(ctx, 0, 0);
       paintAvatar(ctx, this.geometry.look, this.snapped(this.poseAt(frameIndex)), mouth);
     } else {
-      for (const part of PART_ORDER) this.drawPart(ctx, part, frame, 0, 0);
+      for (const part of PART_ORDER) this.drawPart(ctx, part, frame, 0, 0, this);
     }
     ctx.setTransform(1, 0, 0, 1, 0, 0);
   }
@@ -379,7 +379,7 @@ export class FrameRenderer {
     const fctx = face.getContext('2d', { willReadFrequently: true });
     fctx.setTransform(1, 0, 0, 1, 0, 0);
     fctx.clearRect(0, 0, face.width, face.height);
-    for (const part of FACE_PARTS) this.drawPart(fctx, part, frame, box.x0, top);
+    for (const part of FACE_PARTS) this.drawPart(fctx, part, frame, box.x0, top, face);
     fctx.setTransform(1, 0, 0, 1, 0, 0);
     const pixels = face.data();
     const count = face.width * face.height;
@@ -454,10 +454,11 @@ export class FrameRenderer {
   }
 
   /**
-   * Draws one part of `frame` into `ctx`, whose pixel (0, 0) is frame pixel (`sx`, `sy`): from its
-   * layer where it has one that fits, else as vectors.
+   * Draws one part of `frame` into `ctx` (a canvas of `area`'s size), whose pixel (0, 0) is frame pixel (`sx`, `sy`):
+   * from its layer where it has one that fits, else as vectors. A layer placed wholly outside the canvas is not drawn
+   * (the face canvas lies below the brows and eyes most of the time; drawing a canvas's layer costs even there).
    */
-  private drawPart(ctx: Ctx, part: AvatarPart, frame: FrameState, sx: number, sy: number): void {
+  private drawPart(ctx: Ctx, part: AvatarPart, frame: FrameState, sx: number, sy: number, area: Size): void {
     const { pose, mouth, raise } = frame;
     const layer = this.layerOf(part, frame);
     // Brows only move up with the mouth; eyes have a layer open and looking ahead; the skin's
@@ -467,9 +468,10 @@ export class FrameRenderer {
       : part === 'eyes' ? this.eyesFromLayer(pose)
       : part === 'headSkin' || STATIC_PARTS.includes(part);
     if (layer && part === 'headSkin') {
-      this.drawHeadSkin(ctx, layer, frame, sx, sy);
+      this.drawHeadSkin(ctx, layer, frame, sx, sy, area);
     } else if (layer && fromLayer) {
       const [dx, dy] = this.layerOffset(part, frame);
+      if (!overlaps(layer.x + dx - sx, layer.y + dy - sy, layer.canvas.width, layer.canvas.height, area)) return;
       ctx.setTransform(1, 0, 0, 1, dx - sx, dy - sy);
       ctx.drawImage(layer.canvas, layer.x, layer.y);
     } else if (!fromLayer) {
@@ -484,7 +486,7 @@ export class FrameRenderer {
    * jaw line down are painted for this frame's mouth instead: the outline above that line does not
    * depend on the jaw, and painting a part of the head is cheaper than all of it.
    */
-  private drawHeadSkin(ctx: Ctx, layer: Layer, frame: FrameState, sx: number, sy: number): void {
+  private drawHeadSkin(ctx: Ctx, layer: Layer, frame: FrameState, sx: number, sy: number, area: Size): void {
     const { geometry } = this;
     const { pose, mouth } = frame;
     const [dx, dy] = this.layerOffset('headSkin', frame);
@@ -494,7 +496,7 @@ export class FrameRenderer {
     const repaint = mouthGeometry(mouth, geometry.look, geometry.l).jawDrop * this.scale >= JAW_REPAINT_PX;
     const rows = repaint ? Math.max(0, Math.min(height, this.jawRow(pose) - top)) : height;
     ctx.setTransform(1, 0, 0, 1, -sx, -sy);
-    if (rows > 0) ctx.drawImage(layer.canvas, 0, 0, width, rows, x, top, width, rows);
+    if (rows > 0 && overlaps(x - sx, top - sy, width, rows, area)) ctx.drawImage(layer.canvas, 0, 0, width, rows, x, top, width, rows);
     if (!repaint) return;
     ctx.save();
     ctx.beginPath();
@@ -539,6 +541,17 @@ export class FrameRenderer {
   private designTransform(ctx: Ctx, sx: number, sy: number): void {
     ctx.setTransform(this.scale, 0, 0, this.scale, this.originX - sx, this.originY - sy);
   }
+}
+
+/** A canvas's size in pixels. */
+interface Size {
+  width: number;
+  height: number;
+}
+
+/** Whether the `width × height` rectangle at (`x`, `y`) covers any pixel of a canvas of `area`'s size. */
+function overlaps(x: number, y: number, width: number, height: number, area: Size): boolean {
+  return x < area.width && y < area.height && x + width > 0 && y + height > 0;
 }
 
 /** The smallest rectangle holding `a` and `b`. */
