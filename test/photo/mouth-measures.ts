@@ -84,13 +84,25 @@ function cornerLuma(renderer: PhotoFrameRenderer, moved: Float64Array, frame: Ui
  * head's mesh points (face-motion.ts), sampled bilinearly: written independently of the renderer's mesh warp, so a
  * resting frame that re-drew the mouth, or moved it unlike the head, would score below 1 against it.
  */
-export function photoMovedLikeHead(photo: Uint8Array, width: number, height: number, pivot: readonly [number, number], motion: { rotation: number; shiftX: number; shiftY: number }): Uint8Array {
+export function photoMovedLikeHead(
+  photo: Uint8Array,
+  width: number,
+  height: number,
+  pivot: readonly [number, number],
+  motion: { rotation: number; shiftX: number; shiftY: number },
+  region: readonly [number, number, number, number] = [0, 0, width, height],
+): Uint8Array {
   const out = new Uint8Array(photo.length);
   const cos = Math.cos(motion.rotation);
   const sin = Math.sin(motion.rotation);
   const [px, py] = pivot;
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
+  // Only `region` (x0, y0, x1, y1, grown by the SSIM window) is filled; the rest stays 0.
+  const x0r = Math.max(0, Math.floor(region[0]) - 8);
+  const y0r = Math.max(0, Math.floor(region[1]) - 8);
+  const x1r = Math.min(width, Math.ceil(region[2]) + 8);
+  const y1r = Math.min(height, Math.ceil(region[3]) + 8);
+  for (let y = y0r; y < y1r; y++) {
+    for (let x = x0r; x < x1r; x++) {
       // The source of pixel centre (x, y): the inverse of p' = pivot + R (p - pivot) + shift.
       const dx = x + 0.5 - px - motion.shiftX;
       const dy = y + 0.5 - py - motion.shiftY;
@@ -121,7 +133,7 @@ export async function measureMouth(face: PhotoFace, track: readonly MouthShape[]
   const lowerSsim = (frame: Uint8Array, against: Uint8Array) => ssim(frame, against, SIZE.width, SIZE.height, region);
 
   const restingPhoto = (renderer: PhotoFrameRenderer, index: number, mouth: MouthShape) =>
-    photoMovedLikeHead(renderer.base, SIZE.width, SIZE.height, renderer.mesh.pivot, renderer.motionAt(index, mouth));
+    photoMovedLikeHead(renderer.base, SIZE.width, SIZE.height, renderer.mesh.pivot, renderer.motionAt(index, mouth), region);
 
   // Silence (blinks and head sway included).
   let silence = 1;
