@@ -76,8 +76,8 @@ export class FairQueue {
   run<T>(key: string, task: () => Promise<T>, signal?: AbortSignal): Promise<T> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const state = this.stateOf(key);
+    // A refused key is not idle (it has a task running or waiting), so it stays known.
     if (this.running >= this.options.concurrency && state.waiting.length >= this.options.maxWaitingPerKey && !isIdle(state)) {
-      this.forgetIfIdle(key, state);
       return Promise.reject(new QueueFullError(state.waiting.length, this.retryAfterSec()));
     }
     return new Promise<T>((resolve, reject) => {
