@@ -1,5 +1,8 @@
 import type { ServerResponse } from 'node:http';
 
+/** What a request whose client has gone is told (nobody reads it) and what its signal's reason says. */
+export const CLIENT_GONE_MESSAGE = 'the client closed the connection before the answer';
+
 /**
  * The reason a request's {@link CoreRequest.signal} aborts with: its client closed the connection before the answer
  * was sent, so whatever the request still waits for (its turn at the input checks) is dropped.
@@ -8,7 +11,7 @@ export class ClientGoneError extends Error {
   override readonly name = 'ClientGoneError';
 
   constructor() {
-    super('the client closed the connection before the answer');
+    super(CLIENT_GONE_MESSAGE);
   }
 }
 

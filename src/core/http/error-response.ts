@@ -2,6 +2,7 @@ import { validateHeaderName, validateHeaderValue } from 'node:http';
 import { ApiError, UNAVAILABLE_RETRY_AFTER_S } from '../errors.js';
 import type { Logger } from '../../domain/logger.js';
 import { isStoreUnavailable } from '../../storage/store-unavailable-error.js';
+import { CLIENT_GONE_MESSAGE } from './client-gone.js';
 import { JSON_CONTENT_TYPE, json, type CoreResponse } from './types.js';
 
 /** Headers on every answer of the middleware: no browser may guess another type than the declared one. */
@@ -31,7 +32,7 @@ export function toErrorResponse(error: unknown, logger: Logger, request: { metho
   const where = { method: request.method, path: request.path };
   if (request.signal?.aborted) {
     logger.debug('request dropped: the client has gone', { ...where, error: String(error) });
-    return errorResponse(new ApiError(499, 'client_gone', 'the client closed the connection before the answer'));
+    return errorResponse(new ApiError(499, 'client_gone', CLIENT_GONE_MESSAGE));
   }
   if (isStoreUnavailable(error)) {
     logger.debug('request refused: the job store is unavailable', { ...where, error: String((error as Error).message) });
