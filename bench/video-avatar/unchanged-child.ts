@@ -21,18 +21,16 @@ export interface UnchangedRequest {
   outputPath: string;
 }
 
-if (process.send) {
-  const binaries = await resolveMediaBinaries();
-  serveAtEnginePriority<UnchangedRequest>(async ({ clipPath, width, height, fps, frames, audioPath, audioMaxSec, outputPath }) => {
-    const geometry = { width, height, fps };
-    const encoder = openVideoEncoder({ ...VIDEO_AVATAR_ENCODER, ...geometry, pixelFormat: 'yuv420p', audioPath, audioMaxSec, outputPath }, binaries);
-    let done = 0;
-    while (done < frames) {
-      for await (const frame of decodeClip(clipPath, { geometry, normalised: true, maxFrames: frames - done }, binaries)) {
-        await encoder.write(frame.pixels, frame.release);
-        done++;
-      }
+const binaries = await resolveMediaBinaries();
+serveAtEnginePriority<UnchangedRequest>(async ({ clipPath, width, height, fps, frames, audioPath, audioMaxSec, outputPath }) => {
+  const geometry = { width, height, fps };
+  const encoder = openVideoEncoder({ ...VIDEO_AVATAR_ENCODER, ...geometry, pixelFormat: 'yuv420p', audioPath, audioMaxSec, outputPath }, binaries);
+  let done = 0;
+  while (done < frames) {
+    for await (const frame of decodeClip(clipPath, { geometry, normalised: true, maxFrames: frames - done }, binaries)) {
+      await encoder.write(frame.pixels, frame.release);
+      done++;
     }
-    await encoder.finish();
-  });
-}
+  }
+  await encoder.finish();
+});
