@@ -1,14 +1,16 @@
 /**
  * One key cannot slow another down at the input checks, through HTTP on Express and Koa: every job creation's audio
  * is probed and decoded to measure it on the host's two media command children, shared by all keys. One key posts 12
- * videos at once, each with 5 minutes of MP3 to decode, while another key posts one: the other key's check goes next
+ * videos at once, each with 5 minutes of MP3 to decode (and each probe held 1 s by a logging ffprobe, so that the
+ * burst's checks are still running when the other key comes, however fast the machine), while another key posts one: the other key's check goes next
  * (keys take turns), not after the whole burst; the burst gets 201 for what fits its queue
  * (`concurrency.maxQueuedRequestsPerKey`) and 429 `too_many_requests` with `Retry-After` for the rest; nothing
  * answers 500 or `timeout` (the decode's deadline counts its own work, not the wait). With
- * `maxQueuedRequestsPerKey: 0`, the burst's key is refused past the checks it has running, but another key's check
- * still waits for its turn (it was refused too, as if every key were over its share, before the fix). A request
- * whose client leaves while its check waits for its turn is dropped: its check never runs (counted with an ffprobe
- * that logs its runs; before, it ran once a child was free, for nobody).
+ * `maxQueuedRequestsPerKey: 0` (every probe held 2 s by a logging ffprobe, so that the burst's checks are surely
+ * running when the other key comes, however fast the machine), the burst's key is refused past the checks it has
+ * running, but another key's check still waits for its turn (it was refused too, as if every key were over its
+ * share, before the fix). A request whose client leaves while its check waits for its turn is dropped: its check
+ * never runs (counted with an ffprobe that logs its runs; before, it ran once a child was free, for nobody).
  */
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
@@ -35,11 +37,21 @@ const makeLongMp3 = () =>
 for (const adapter of ADAPTERS) {
   describe(`input checks over ${adapter}: keys take turns`, { timeout: SUITE_TIMEOUT_MS }, () => {
     let app: TestApp;
+    let dir: string;
+    let inputProbes: () => Promise<number>;
     before(async () => {
       await makeLongMp3();
-      app = await makeApp(adapter, { concurrency: { maxQueuedRequestsPerKey: QUEUED_PER_KEY } });
+      dir = await mkdtemp(join(tmpdir(), 'va-turns-'));
+      // Every probe of an input takes 1 s more: the burst's checks are still running and waiting when the other key
+      // comes, however fast the machine.
+      const ffprobe = await countingFfprobe(dir, { delaySec: 1, delayWhen: '/blobs/' });
+      inputProbes = async () => (await ffprobe.runs()).filter((args) => args.includes('-show_streams') && args.includes('/blobs/')).length;
+      app = await makeApp(adapter, { ffprobePath: ffprobe.path, concurrency: { maxQueuedRequestsPerKey: QUEUED_PER_KEY } });
     });
-    after(() => app?.close());
+    after(async () => {
+      await app?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
 
     it(`serves another key next during a burst of ${BURST} long audio inputs; the burst gets 201 and 429, never 500`, async () => {
       const [burstAvatar, otherAvatar] = await Promise.all([firstAvatarId(app, KEYS.a), firstAvatarId(app, KEYS.b)]);
@@ -57,7 +69,8 @@ for (const adapter of ADAPTERS) {
           });
       const burst = Array.from({ length: BURST }, () => post('burst', KEYS.a, burstAvatar));
       // The burst's checks are running and waiting before the other key's request arrives.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await waitFor('two checks of the burst running', async () => ((await inputProbes()) === 2 ? true : undefined));
+      await new Promise((resolve) => setTimeout(resolve, 100));
       const other = await post('other', KEYS.b, otherAvatar);
       const answers = await Promise.all(burst);
 
@@ -83,15 +96,24 @@ for (const adapter of ADAPTERS) {
 
   describe(`input checks over ${adapter} with maxQueuedRequestsPerKey 0`, { timeout: SUITE_TIMEOUT_MS }, () => {
     let app: TestApp;
+    let dir: string;
+    /** ffprobe runs on input files (not the built-in avatars' assets). */
+    let inputProbes: () => Promise<number>;
     before(async () => {
-      await makeLongMp3();
-      app = await makeApp(adapter, { concurrency: { maxQueuedRequestsPerKey: 0 } });
+      dir = await mkdtemp(join(tmpdir(), 'va-no-queue-'));
+      // Every probe of an input takes 2 s more: the burst's two checks hold both media children that long, whatever the load.
+      const ffprobe = await countingFfprobe(dir, { delaySec: 2, delayWhen: '/blobs/' });
+      inputProbes = async () => (await ffprobe.runs()).filter((args) => args.includes('-show_streams') && args.includes('/blobs/')).length;
+      app = await makeApp(adapter, { ffprobePath: ffprobe.path, concurrency: { maxQueuedRequestsPerKey: 0 } });
     });
-    after(() => app?.close());
+    after(async () => {
+      await app?.close();
+      if (dir) await rm(dir, { recursive: true, force: true });
+    });
 
     it('refuses only the key with checks in flight: another key arriving while both children are busy gets 201', async () => {
       const [burstAvatar, otherAvatar] = await Promise.all([firstAvatarId(app, KEYS.a), firstAvatarId(app, KEYS.b)]);
-      const audioUrl = h.files.url('long.mp3');
+      const audioUrl = h.url('speech.wav');
       const createdAt: number[] = [];
       const post = (key: string, avatarId: string) => app.http.post('/v2/2davatar').set('key', key).send({ audioUrl, avatarId });
       const burst = Array.from({ length: 4 }, () =>
@@ -100,8 +122,8 @@ for (const adapter of ADAPTERS) {
           return res;
         }),
       );
-      // Two of the burst's checks hold both children (each decodes 5 minutes of MP3), the rest is refused.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Two of the burst's checks hold both children (each probe waits 2 s), the rest is refused.
+      await waitFor('two checks running', async () => ((await inputProbes()) === 2 ? true : undefined));
       const otherSentAt = performance.now();
       const otherAnswer = post(KEYS.b, otherAvatar);
       const [answers, other] = await Promise.all([Promise.all(burst), otherAnswer]);
@@ -120,8 +142,8 @@ for (const adapter of ADAPTERS) {
     let inputProbes: () => Promise<number>;
     before(async () => {
       dir = await mkdtemp(join(tmpdir(), 'va-client-gone-'));
-      // Every probe takes 2 s more: two checks hold both media children that long, whatever the load.
-      const ffprobe = await countingFfprobe(dir, { delaySec: 2 });
+      // Every probe of an input takes 2 s more: two checks hold both media children that long, whatever the load.
+      const ffprobe = await countingFfprobe(dir, { delaySec: 2, delayWhen: '/blobs/' });
       inputProbes = async () => (await ffprobe.runs()).filter((args) => args.includes('-show_streams') && args.includes('/blobs/')).length;
       app = await makeApp(adapter, { ffprobePath: ffprobe.path });
     });

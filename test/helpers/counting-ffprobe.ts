@@ -12,15 +12,17 @@ export interface CountingFfprobe {
 
 /**
  * A test double of ffprobe: a shell script in `dir` that appends its arguments to a log, then (after `delaySec`, to
- * hold the media children for a known time whatever the machine's load) execs the real ffprobe of the tests
- * ({@link BINARIES}), so a test can count how often the service ran it and for what.
+ * hold the media children for a known time whatever the machine's load; only for runs whose arguments contain
+ * `delayWhen`, when given) execs the real ffprobe of the tests ({@link BINARIES}), so a test can count how often the
+ * service ran it and for what.
  */
-export async function countingFfprobe(dir: string, { delaySec = 0 }: { delaySec?: number } = {}): Promise<CountingFfprobe> {
+export async function countingFfprobe(dir: string, { delaySec = 0, delayWhen }: { delaySec?: number; delayWhen?: string } = {}): Promise<CountingFfprobe> {
   const path = join(dir, 'ffprobe');
   const log = join(dir, 'ffprobe.log');
   const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
   await writeFile(log, '');
-  const delay = delaySec > 0 ? `sleep ${delaySec}\n` : '';
+  const sleep = `sleep ${delaySec}`;
+  const delay = delaySec <= 0 ? '' : delayWhen === undefined ? `${sleep}\n` : `case "$*" in *${quote(delayWhen)}*) ${sleep};; esac\n`;
   await writeFile(path, `#!/bin/sh\nprintf '%s\\n' "$*" >> ${quote(log)}\n${delay}exec ${quote(BINARIES.ffprobePath)} "$@"\n`);
   await chmod(path, 0o755);
   return { path, runs: async () => (await readFile(log, 'utf8')).split('\n').filter(Boolean) };
