@@ -146,7 +146,7 @@ const topologies = new WeakMap<object, Uint16Array>();
 export function patchGeometry(key: object, entry: ArrayLike<number>, frame: ArrayLike<number>, lips: ArrayLike<number> = entry): PatchGeometry {
   const affine = poseAffine(entry, frame);
   const axes = faceAxes(facePoints(Float64Array.from(frame)));
-  const { rest, ringCount } = meshRest(entry);
+  const { rest, ringCount } = restOf(entry);
   const count = rest.length / 2;
   const moved = new Float64Array(count * 2);
   for (let k = 0; k < count; k++) {
@@ -176,6 +176,18 @@ export function patchGeometry(key: object, entry: ArrayLike<number>, frame: Arra
     axes,
     affine,
   };
+}
+
+/** {@link meshRest} of each entry's points array seen (an atlas entry's mesh is the same in every frame it is drawn in). */
+const rests = new WeakMap<object, { rest: Float64Array; ringCount: number }>();
+
+/** {@link meshRest} of `entry`, computed once per points array (when it is an object that can be a weak key). */
+function restOf(entry: ArrayLike<number>): { rest: Float64Array; ringCount: number } {
+  const known = rests.get(entry);
+  if (known) return known;
+  const made = meshRest(entry);
+  rests.set(entry, made);
+  return made;
 }
 
 /** The patch mesh's points in the entry's pixels (landmarks, blend ring, outer ring), and how many the blend ring has. */
@@ -246,7 +258,7 @@ export interface JawWarp {
  * frame's outline, neck and background stretch or close up with the jaw, in their own pixels and light. `frame` is
  * the frame's 68 points.
  */
-export function jawWarp(frame: ArrayLike<number>, axes: FaceAxes, drop: number): JawWarp {
+export function jawWarp(frame: ArrayLike<number>, axes: FaceAxes, drop: number, previous?: Uint16Array): JawWarp {
   const [vx, vy] = axes.v;
   const points: number[] = [];
   const moved: number[] = [];
@@ -271,7 +283,40 @@ export function jawWarp(frame: ArrayLike<number>, axes: FaceAxes, drop: number):
     moved.push(out[0]!, out[1]!);
   }
   const rest = Float64Array.from(points);
-  return { rest, moved: Float64Array.from(moved), triangles: triangulate(rest, rest.length / 2) };
+  const movedPoints = Float64Array.from(moved);
+  // The mesh's points are the same landmarks in every frame: the triangles of a frame before serve while none of them
+  // turns over or collapses, here or moved (a new triangulation costs more than the warp of a small face).
+  const triangles = previous && keepsOrientation(previous, rest, movedPoints) ? previous : triangulate(rest, rest.length / 2);
+  return { rest, moved: movedPoints, triangles };
+}
+
+/** The flattest triangle kept (twice its area over its longest side squared; an equilateral one is about 0.87). */
+const MIN_SHAPE = 0.02;
+/** The sign of `ab × ac` of the triangles {@link triangulate} makes (counter-clockwise in y-down pixels: positive). */
+const TRIANGLE_SIGN = 1;
+
+/**
+ * Whether every triangle of `triangles` (counter-clockwise in y-down pixels, as {@link triangulate} makes them) is
+ * still counter-clockwise and not flat at `rest` and at `moved`.
+ */
+function keepsOrientation(triangles: Uint16Array, rest: Float64Array, moved: Float64Array): boolean {
+  for (const points of [rest, moved]) {
+    for (let t = 0; t < triangles.length; t += 3) {
+      const a = triangles[t]!;
+      const b = triangles[t + 1]!;
+      const c = triangles[t + 2]!;
+      const abx = points[2 * b]! - points[2 * a]!;
+      const aby = points[2 * b + 1]! - points[2 * a + 1]!;
+      const acx = points[2 * c]! - points[2 * a]!;
+      const acy = points[2 * c + 1]! - points[2 * a + 1]!;
+      const bcx = acx - abx;
+      const bcy = acy - aby;
+      const cross = abx * acy - aby * acx;
+      const longest = Math.max(abx * abx + aby * aby, acx * acx + acy * acy, bcx * bcx + bcy * bcy);
+      if (cross * TRIANGLE_SIGN <= MIN_SHAPE * longest) return false;
+    }
+  }
+  return true;
 }
 
 /** The bounding box of some `x, y` arrays, grown by `margin`, even-aligned and clamped to a `width × height` frame. */

@@ -37,11 +37,16 @@ const CELL = 0.06;
 export class PatchRenderer {
   private base = new Uint8Array(0);
   private before = new Uint8Array(0);
+  /** `base` and `before` a pixel (4 bytes) at a time. */
+  private baseWords = new Uint32Array(0);
+  private beforeWords = new Uint32Array(0);
   private patch = new Uint8Array(0);
   private covered = new Uint8Array(0);
   private changed = new Uint8Array(0);
   private alpha = new Float32Array(0);
   private distance = new Float32Array(0);
+  /** The jaw mesh's triangles of the last frame whose jaw moved (kept while they stay valid: see `jawWarp`). */
+  private jawTriangles: Uint16Array | undefined;
 
   /**
    * Draws `entry`'s lower face into `frame` (yuv420p, `width × height`) whose face's 68 points are `framePoints`;
@@ -54,7 +59,8 @@ export class PatchRenderer {
     const geometry = patchGeometry(options.key ?? entry, entry.points, framePoints, lips);
     const points = drawnPoints(lips, framePoints, geometry);
     // The jaw moves only when the chins differ by a visible amount.
-    const jaw = Math.abs(geometry.chinDrop) >= JAW_STILL_PX ? jawWarp(framePoints, geometry.axes, geometry.chinDrop) : undefined;
+    const jaw = Math.abs(geometry.chinDrop) >= JAW_STILL_PX ? jawWarp(framePoints, geometry.axes, geometry.chinDrop, this.jawTriangles) : undefined;
+    if (jaw) this.jawTriangles = jaw.triangles;
     const box = evenBox(jaw ? [geometry.outer, jaw.rest, jaw.moved] : [geometry.outer], 2, width, height);
     const bw = box.x1 - box.x0;
     const bh = box.y1 - box.y0;
@@ -82,7 +88,10 @@ export class PatchRenderer {
       cell: Math.max(2, CELL * geometry.axes.iod),
     });
     const changed = this.changed.subarray(0, n);
-    for (let p = 0, o = 0; p < n; p++, o += 4) changed[p] = base[o] !== before[o] || base[o + 1] !== before[o + 1] || base[o + 2] !== before[o + 2] ? 1 : 0;
+    // A pixel at a time (both are opaque: their alpha bytes are equal), not a byte at a time.
+    const now = this.baseWords;
+    const was = this.beforeWords;
+    for (let p = 0; p < n; p++) changed[p] = now[p] !== was[p] ? 1 : 0;
     writeRgbaBox(frame, width, height, box, base, changed);
     return { box, points };
   }
@@ -99,6 +108,8 @@ export class PatchRenderer {
     if (this.alpha.length >= n) return;
     this.base = new Uint8Array(n * 4);
     this.before = new Uint8Array(n * 4);
+    this.baseWords = new Uint32Array(this.base.buffer);
+    this.beforeWords = new Uint32Array(this.before.buffer);
     this.patch = new Uint8Array(n * 4);
     this.covered = new Uint8Array(n);
     this.changed = new Uint8Array(n);

@@ -37,21 +37,69 @@ const UNKNOWN = 0;
 const FIXED = 1;
 const OUTSIDE = 2;
 
+/**
+ * The finest grid's arrays and the per-column tables, kept between calls (grown when a larger patch comes): a video
+ * blends a patch per frame, and allocating them each time kept the garbage collector busy. Views of the right
+ * length are handed out; JavaScript runs one call at a time on a thread, so one set per thread is enough.
+ */
+class BlendScratch {
+  private cells = 0;
+  private columns = 0;
+  private kindBuffer = new Uint8Array(0);
+  private valueBuffer = new Float32Array(0);
+  private countBuffer = new Uint16Array(0);
+  private columnBuffer = new Int32Array(0);
+  private x0Buffer = new Int32Array(0);
+  private wxBuffer = new Float32Array(0);
+  private rowBuffer = new Float32Array(0);
+  readonly histograms = [new Uint32Array(511), new Uint32Array(511), new Uint32Array(511)] as const;
+
+  grid(cells: number, columns: number) {
+    if (cells > this.cells) {
+      this.cells = cells;
+      this.kindBuffer = new Uint8Array(cells);
+      this.valueBuffer = new Float32Array(cells * 3);
+      this.countBuffer = new Uint16Array(cells);
+    }
+    if (columns > this.columns) {
+      this.columns = columns;
+      this.columnBuffer = new Int32Array(columns);
+      this.x0Buffer = new Int32Array(columns);
+      this.wxBuffer = new Float32Array(columns);
+      this.rowBuffer = new Float32Array(columns * 3 + 3);
+    }
+    return {
+      kind: this.kindBuffer.subarray(0, cells),
+      values: this.valueBuffer.subarray(0, cells * 3),
+      counts: this.countBuffer.subarray(0, cells),
+      column: this.columnBuffer.subarray(0, columns),
+      x0s: this.x0Buffer.subarray(0, columns),
+      wxs: this.wxBuffer.subarray(0, columns),
+      // gw * 3 + 3 ≤ columns * 3 + 3 (a cell is at least a pixel wide).
+      membraneRow: this.rowBuffer,
+    };
+  }
+}
+
+const scratch = new BlendScratch();
+
 /** Blends `patch` into `base` (see the module comment and {@link BlendInput}). */
 export function blendSeamless(input: BlendInput): void {
   const { width, height, base, patch, covered, alpha, changed } = input;
   const cell = Math.max(1, Math.round(input.cell ?? 4));
   const gw = Math.ceil(width / cell);
   const gh = Math.ceil(height / cell);
-  const kind = new Uint8Array(gw * gh).fill(OUTSIDE);
-  const values = new Float32Array(gw * gh * 3);
-  const counts = new Uint16Array(gw * gh);
-  const column = new Int32Array(width);
+  const grid = scratch.grid(gw * gh, width);
+  const kind = grid.kind.fill(OUTSIDE);
+  const values = grid.values.fill(0);
+  const counts = grid.counts.fill(0);
+  const column = grid.column;
   for (let x = 0; x < width; x++) column[x] = (x / cell) | 0;
   // Cells that show the patch are unknown. The band's typical difference (per channel, its median): band pixels far
   // from it are where the two frames' features do not line up (the face's outline, a collar) and say nothing about
   // the light; they are left out.
-  const histograms = [new Uint32Array(511), new Uint32Array(511), new Uint32Array(511)] as const;
+  const histograms = scratch.histograms;
+  for (const h of histograms) h.fill(0);
   let bandPixels = 0;
   for (let y = 0; y < height; y++) {
     const row = ((y / cell) | 0) * gw;
@@ -127,14 +175,14 @@ export function blendSeamless(input: BlendInput): void {
   fillOutside(kind, values, gw, gh);
   // Each pixel: the patch plus the membrane (bilinear between cell centres: a row of it is interpolated once per pixel
   // row, then along it), over the frame by alpha.
-  const x0s = new Int32Array(width);
-  const wxs = new Float32Array(width);
+  const x0s = grid.x0s;
+  const wxs = grid.wxs;
   for (let x = 0; x < width; x++) {
     const fx = Math.min(gw - 1, Math.max(0, (x + 0.5) / cell - 0.5));
     x0s[x] = fx | 0;
     wxs[x] = fx - (fx | 0);
   }
-  const membraneRow = new Float32Array(gw * 3 + 3);
+  const membraneRow = grid.membraneRow;
   for (let y = 0; y < height; y++) {
     const fy = Math.min(gh - 1, Math.max(0, (y + 0.5) / cell - 0.5));
     const y0 = fy | 0;
@@ -239,25 +287,26 @@ const FINE_SWEEPS = 10;
 /** `iterations` sweeps of successive over-relaxation (`omega`) of Laplace's equation over the unknown cells. */
 function relax(kind: Uint8Array, values: Float32Array, gw: number, gh: number, iterations: number, omega: number): void {
   // The unknown cells and their usable neighbours (not OUTSIDE: no flux across the grid's outer part), listed once.
-  const cells: number[] = [];
-  const neighbours: number[] = [];
-  const starts: number[] = [0];
+  const { cells, neighbours, starts } = relaxScratch.lists(gw * gh);
+  let count = 0;
+  let listed = 0;
+  starts[0] = 0;
   for (let gy = 0; gy < gh; gy++) {
     for (let gx = 0; gx < gw; gx++) {
       const g = gy * gw + gx;
       if (kind[g] !== UNKNOWN) continue;
-      const before = neighbours.length;
-      if (gx > 0 && kind[g - 1] !== OUTSIDE) neighbours.push(g - 1);
-      if (gx < gw - 1 && kind[g + 1] !== OUTSIDE) neighbours.push(g + 1);
-      if (gy > 0 && kind[g - gw] !== OUTSIDE) neighbours.push(g - gw);
-      if (gy < gh - 1 && kind[g + gw] !== OUTSIDE) neighbours.push(g + gw);
-      if (neighbours.length === before) continue;
-      cells.push(g);
-      starts.push(neighbours.length);
+      const before = listed;
+      if (gx > 0 && kind[g - 1] !== OUTSIDE) neighbours[listed++] = g - 1;
+      if (gx < gw - 1 && kind[g + 1] !== OUTSIDE) neighbours[listed++] = g + 1;
+      if (gy > 0 && kind[g - gw] !== OUTSIDE) neighbours[listed++] = g - gw;
+      if (gy < gh - 1 && kind[g + gw] !== OUTSIDE) neighbours[listed++] = g + gw;
+      if (listed === before) continue;
+      cells[count++] = g;
+      starts[count] = listed;
     }
   }
   for (let iteration = 0; iteration < iterations; iteration++) {
-    for (let c = 0; c < cells.length; c++) {
+    for (let c = 0; c < count; c++) {
       const g = cells[c]!;
       const from = starts[c]!;
       const to = starts[c + 1]!;
@@ -277,6 +326,26 @@ function relax(kind: Uint8Array, values: Float32Array, gw: number, gh: number, i
     }
   }
 }
+
+/** The relaxation's cell and neighbour lists, kept between calls (grown when a larger grid comes). */
+class RelaxScratch {
+  private size = 0;
+  private cellBuffer = new Int32Array(0);
+  private neighbourBuffer = new Int32Array(0);
+  private startBuffer = new Int32Array(0);
+
+  lists(cells: number): { cells: Int32Array; neighbours: Int32Array; starts: Int32Array } {
+    if (cells > this.size) {
+      this.size = cells;
+      this.cellBuffer = new Int32Array(cells);
+      this.neighbourBuffer = new Int32Array(cells * 4);
+      this.startBuffer = new Int32Array(cells + 1);
+    }
+    return { cells: this.cellBuffer, neighbours: this.neighbourBuffer, starts: this.startBuffer };
+  }
+}
+
+const relaxScratch = new RelaxScratch();
 
 /** Gives cells outside everything their neighbours' values (for interpolation at the patch's edge). */
 function fillOutside(kind: Uint8Array, values: Float32Array, gw: number, gh: number): void {
