@@ -256,9 +256,10 @@ export interface JawWarp {
  * Moves the frame's own chin by `drop` pixels along the face's vertical (down when positive), the jaw line and the
  * lower lip with it by their shares, over a mesh whose outer ring (around the jaw, below the chin) stays: the
  * frame's outline, neck and background stretch or close up with the jaw, in their own pixels and light. `frame` is
- * the frame's 68 points.
+ * the frame's 68 points; `previous` (kept by the caller from frame to frame, updated here) holds the mesh's last
+ * triangulations, reused while valid.
  */
-export function jawWarp(frame: ArrayLike<number>, axes: FaceAxes, drop: number, previous?: Uint16Array): JawWarp {
+export function jawWarp(frame: ArrayLike<number>, axes: FaceAxes, drop: number, previous: Uint16Array[] = []): JawWarp {
   const [vx, vy] = axes.v;
   const points: number[] = [];
   const moved: number[] = [];
@@ -285,11 +286,21 @@ export function jawWarp(frame: ArrayLike<number>, axes: FaceAxes, drop: number, 
   const rest = Float64Array.from(points);
   const movedPoints = Float64Array.from(moved);
   // The mesh's points are the same landmarks in every frame: the triangles of a frame before serve while none of them
-  // turns over or collapses, here or moved (a new triangulation costs more than the warp of a small face).
-  const triangles = previous && keepsOrientation(previous, rest, movedPoints) ? previous : triangulate(rest, rest.length / 2);
+  // turns over or collapses, here or moved (a new triangulation costs more than the warp of a small face). `previous`
+  // holds the last few, most recent first (a jaw that opens and one that closes take different ones); a new one is
+  // put first, the oldest dropped.
+  const kept = previous.findIndex((triangles) => keepsOrientation(triangles, rest, movedPoints));
+  const triangles = kept >= 0 ? previous[kept]! : triangulate(rest, rest.length / 2);
+  if (kept !== 0) {
+    if (kept > 0) previous.splice(kept, 1);
+    previous.unshift(triangles);
+    previous.length = Math.min(previous.length, KEPT_TOPOLOGIES);
+  }
   return { rest, moved: movedPoints, triangles };
 }
 
+/** How many jaw mesh topologies {@link jawWarp} keeps for the frames after. */
+const KEPT_TOPOLOGIES = 4;
 /** The flattest triangle kept (twice its area over its longest side squared; an equilateral one is about 0.87). */
 const MIN_SHAPE = 0.02;
 /** The sign of `ab × ac` of the triangles {@link triangulate} makes (counter-clockwise in y-down pixels: positive). */

@@ -41,12 +41,14 @@ export class PatchRenderer {
   private baseWords = new Uint32Array(0);
   private beforeWords = new Uint32Array(0);
   private patch = new Uint8Array(0);
+  /** The outer ring's box of `base` (RGBA), blended there. */
+  private inner = new Uint8Array(0);
   private covered = new Uint8Array(0);
   private changed = new Uint8Array(0);
   private alpha = new Float32Array(0);
   private distance = new Float32Array(0);
-  /** The jaw mesh's triangles of the last frame whose jaw moved (kept while they stay valid: see `jawWarp`). */
-  private jawTriangles: Uint16Array | undefined;
+  /** The jaw mesh's last triangulations, reused while they stay valid (see `jawWarp`). */
+  private readonly jawTopologies: Uint16Array[] = [];
 
   /**
    * Draws `entry`'s lower face into `frame` (yuv420p, `width × height`) whose face's 68 points are `framePoints`;
@@ -59,8 +61,7 @@ export class PatchRenderer {
     const geometry = patchGeometry(options.key ?? entry, entry.points, framePoints, lips);
     const points = drawnPoints(lips, framePoints, geometry);
     // The jaw moves only when the chins differ by a visible amount.
-    const jaw = Math.abs(geometry.chinDrop) >= JAW_STILL_PX ? jawWarp(framePoints, geometry.axes, geometry.chinDrop, this.jawTriangles) : undefined;
-    if (jaw) this.jawTriangles = jaw.triangles;
+    const jaw = Math.abs(geometry.chinDrop) >= JAW_STILL_PX ? jawWarp(framePoints, geometry.axes, geometry.chinDrop, this.jawTopologies) : undefined;
     const box = evenBox(jaw ? [geometry.outer, jaw.rest, jaw.moved] : [geometry.outer], 2, width, height);
     const bw = box.x1 - box.x0;
     const bh = box.y1 - box.y0;
@@ -71,22 +72,31 @@ export class PatchRenderer {
     // The frame as it was: the jaw warp reads it, and the pixels that differ from it at the end are written back.
     const before = this.before.subarray(0, n * 4);
     before.set(base);
-    const local = (points: Float64Array) => points.map((v, k) => v - (k % 2 === 0 ? box.x0 : box.y0));
+    const local = (points: Float64Array, at: PixelBox = box) => points.map((v, k) => v - (k % 2 === 0 ? at.x0 : at.y0));
     // 1. The frame's jaw to the entry's chin, in the frame's own pixels.
     if (jaw) warpMesh(before, base, bw, bh, jaw.triangles, local(jaw.rest), local(jaw.moved));
-    // 2. The entry's mouth, warped to the frame's pose and blended in.
-    const patch = this.patch.subarray(0, n * 4);
-    warpMesh(entry.pixels, patch, bw, bh, geometry.triangles, geometry.rest, local(geometry.moved), { width: entry.width, height: entry.height });
-    this.masks(geometry, box, n);
+    // 2. The entry's mouth, warped to the frame's pose and blended in, over the outer ring's box only (the jaw's mesh
+    //    reaches further out, below the chin: about half the box's pixels at a typical jaw move).
+    const inner = evenBox([geometry.outer], 2, width, height);
+    const iw = inner.x1 - inner.x0;
+    const ih = inner.y1 - inner.y0;
+    const m = iw * ih;
+    const whole = m === n;
+    const blended = whole ? base : this.inner.subarray(0, m * 4);
+    if (!whole) copyRows(base, bw, inner.x0 - box.x0, inner.y0 - box.y0, blended, iw, ih, true);
+    const patch = this.patch.subarray(0, m * 4);
+    warpMesh(entry.pixels, patch, iw, ih, geometry.triangles, geometry.rest, local(geometry.moved, inner), { width: entry.width, height: entry.height });
+    this.masks(geometry, inner, m);
     blendSeamless({
-      width: bw,
-      height: bh,
-      base,
+      width: iw,
+      height: ih,
+      base: blended,
       patch,
-      covered: this.covered.subarray(0, n),
-      alpha: this.alpha.subarray(0, n),
+      covered: this.covered.subarray(0, m),
+      alpha: this.alpha.subarray(0, m),
       cell: Math.max(2, CELL * geometry.axes.iod),
     });
+    if (!whole) copyRows(base, bw, inner.x0 - box.x0, inner.y0 - box.y0, blended, iw, ih, false);
     const changed = this.changed.subarray(0, n);
     // A pixel at a time (both are opaque: their alpha bytes are equal), not a byte at a time.
     const now = this.baseWords;
@@ -111,9 +121,23 @@ export class PatchRenderer {
     this.baseWords = new Uint32Array(this.base.buffer);
     this.beforeWords = new Uint32Array(this.before.buffer);
     this.patch = new Uint8Array(n * 4);
+    this.inner = new Uint8Array(n * 4);
     this.covered = new Uint8Array(n);
     this.changed = new Uint8Array(n);
     this.alpha = new Float32Array(n);
     this.distance = new Float32Array(n);
+  }
+}
+
+/**
+ * Copies the `width × height` RGBA rectangle at (`x`, `y`) of `image` (`stride` pixels a row) into `rect` (`into`
+ * true), or `rect` back into it.
+ */
+function copyRows(image: Uint8Array, stride: number, x: number, y: number, rect: Uint8Array, width: number, height: number, into: boolean): void {
+  for (let row = 0; row < height; row++) {
+    const at = ((y + row) * stride + x) * 4;
+    const from = row * width * 4;
+    if (into) rect.set(image.subarray(at, at + width * 4), from);
+    else image.set(rect.subarray(from, from + width * 4), at);
   }
 }
