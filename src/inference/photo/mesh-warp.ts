@@ -25,14 +25,28 @@ export function warpMesh(
   sourceSize?: { width: number; height: number },
 ): void {
   const size = sourceSize ?? { width, height };
+  const words = wordViews(source, target);
   for (let t = 0; t < triangles.length; t += 3) {
     const a = triangles[t]!;
     const b = triangles[t + 1]!;
     const c = triangles[t + 2]!;
     if (!sourceSize && still(rest, moved, a) && still(rest, moved, b) && still(rest, moved, c)) continue;
-    warpTriangle(source, target, width, height, size, rest, moved, a, b, c);
+    warpTriangle(source, target, width, height, size, rest, moved, a, b, c, words);
   }
 }
+
+/** `source` and `target` as 32-bit words (a pixel each), when both are aligned for it; else none. */
+function wordViews(source: Uint8Array, target: Uint8Array): { source: Uint32Array; target: Uint32Array } | undefined {
+  const aligned = (bytes: Uint8Array) => bytes.byteOffset % 4 === 0 && bytes.length % 4 === 0;
+  if (!LITTLE_ENDIAN || !aligned(source) || !aligned(target)) return undefined;
+  return {
+    source: new Uint32Array(source.buffer, source.byteOffset, source.length / 4),
+    target: new Uint32Array(target.buffer, target.byteOffset, target.length / 4),
+  };
+}
+
+/** Whether this machine stores a word's low byte first (RGBA bytes then read as 0xAABBGGRR). */
+const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
 
 function still(rest: Float64Array, moved: Float64Array, i: number): boolean {
   return Math.abs(rest[2 * i]! - moved[2 * i]!) < STILL && Math.abs(rest[2 * i + 1]! - moved[2 * i + 1]!) < STILL;
@@ -74,6 +88,7 @@ function warpTriangle(
   a: number,
   b: number,
   c: number,
+  words: { source: Uint32Array; target: Uint32Array } | undefined,
 ): void {
   const ax = moved[2 * a]!;
   const ay = moved[2 * a + 1]!;
@@ -125,7 +140,8 @@ function warpTriangle(
     // The rest position of the span's first pixel centre (pixel-index coordinates for sampling).
     const sx = sax + mxx * (from + 0.5 - ax) + mxy * (py - ay) - 0.5;
     const sy = say + myx * (from + 0.5 - ax) + myy * (py - ay) - 0.5;
-    sampleSpan(source, target, sourceSize.width, sourceSize.height, (y * width + from) * 4, to - from + 1, sx, sy, mxx, myx);
+    if (words) sampleSpanWords(words.source, words.target, sourceSize.width, sourceSize.height, y * width + from, to - from + 1, sx, sy, mxx, myx);
+    else sampleSpan(source, target, sourceSize.width, sourceSize.height, (y * width + from) * 4, to - from + 1, sx, sy, mxx, myx);
   }
 }
 
@@ -162,5 +178,36 @@ function sampleSpan(source: Uint8Array, target: Uint8Array, width: number, heigh
     target[o + 1] = (source[i00 + 1]! * w00 + source[i00 + 5]! * w10 + source[i01 + 1]! * w01 + source[i01 + 5]! * w11 + 0.5) | 0;
     target[o + 2] = (source[i00 + 2]! * w00 + source[i00 + 6]! * w10 + source[i01 + 2]! * w01 + source[i01 + 6]! * w11 + 0.5) | 0;
     target[o + 3] = 255;
+  }
+}
+
+/**
+ * {@link sampleSpan} on images read and written a pixel (32-bit word) at a time, `p` the first target pixel's index:
+ * the same arithmetic channel by channel, so the same bytes, with a quarter of the memory accesses.
+ */
+function sampleSpanWords(source: Uint32Array, target: Uint32Array, width: number, height: number, p: number, count: number, sx: number, sy: number, dx: number, dy: number): void {
+  const lastX = Math.max(0, width - 1.000001);
+  const lastY = Math.max(0, height - 1.000001);
+  for (let k = 0; k < count; k++, p++, sx += dx, sy += dy) {
+    const cx = sx < 0 ? 0 : sx > lastX ? lastX : sx;
+    const cy = sy < 0 ? 0 : sy > lastY ? lastY : sy;
+    const ix = cx | 0;
+    const iy = cy | 0;
+    const fx = cx - ix;
+    const fy = cy - iy;
+    const i00 = iy * width + ix;
+    const i01 = i00 + width;
+    const w00 = (1 - fx) * (1 - fy);
+    const w10 = fx * (1 - fy);
+    const w01 = (1 - fx) * fy;
+    const w11 = fx * fy;
+    const p00 = source[i00]!;
+    const p10 = source[i00 + 1]!;
+    const p01 = source[i01]!;
+    const p11 = source[i01 + 1]!;
+    const r = ((p00 & 255) * w00 + (p10 & 255) * w10 + (p01 & 255) * w01 + (p11 & 255) * w11 + 0.5) | 0;
+    const g = (((p00 >>> 8) & 255) * w00 + ((p10 >>> 8) & 255) * w10 + ((p01 >>> 8) & 255) * w01 + ((p11 >>> 8) & 255) * w11 + 0.5) | 0;
+    const b = (((p00 >>> 16) & 255) * w00 + ((p10 >>> 16) & 255) * w10 + ((p01 >>> 16) & 255) * w01 + ((p11 >>> 16) & 255) * w11 + 0.5) | 0;
+    target[p] = (0xff000000 | (b << 16) | (g << 8) | r) >>> 0;
   }
 }
