@@ -25,28 +25,31 @@ export function warpMesh(
   sourceSize?: { width: number; height: number },
 ): void {
   const size = sourceSize ?? { width, height };
-  const words = wordViews(source, target);
+  const words = { source: wordsOf(source), target: wordsOf(target) };
   for (let t = 0; t < triangles.length; t += 3) {
     const a = triangles[t]!;
     const b = triangles[t + 1]!;
     const c = triangles[t + 2]!;
     if (!sourceSize && still(rest, moved, a) && still(rest, moved, b) && still(rest, moved, c)) continue;
-    warpTriangle(source, target, width, height, size, rest, moved, a, b, c, words);
+    warpTriangle(words.source, words.target, width, height, size, rest, moved, a, b, c);
   }
+  // A target that was not aligned was drawn into a copy: back into it.
+  if (words.target.buffer !== target.buffer) target.set(new Uint8Array(words.target.buffer, 0, target.length));
 }
 
-/** `source` and `target` as 32-bit words (a pixel each), when both are aligned for it; else none. */
-function wordViews(source: Uint8Array, target: Uint8Array): { source: Uint32Array; target: Uint32Array } | undefined {
-  const aligned = (bytes: Uint8Array) => bytes.byteOffset % 4 === 0 && bytes.length % 4 === 0;
-  if (!LITTLE_ENDIAN || !aligned(source) || !aligned(target)) return undefined;
-  return {
-    source: new Uint32Array(source.buffer, source.byteOffset, source.length / 4),
-    target: new Uint32Array(target.buffer, target.byteOffset, target.length / 4),
-  };
+/** `bytes` (RGBA) as 32-bit words, a pixel each: a view where it is aligned for it, else a copy. */
+function wordsOf(bytes: Uint8Array): Uint32Array {
+  if (bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  return new Uint32Array(bytes.slice().buffer, 0, bytes.length >> 2);
 }
 
 /** Whether this machine stores a word's low byte first (RGBA bytes then read as 0xAABBGGRR). */
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
+/** Where each channel of an RGBA pixel read as a word lies (bit shifts), and its alpha at 255. */
+const R = LITTLE_ENDIAN ? 0 : 24;
+const G = LITTLE_ENDIAN ? 8 : 16;
+const B = LITTLE_ENDIAN ? 16 : 8;
+const OPAQUE = LITTLE_ENDIAN ? 0xff000000 : 0xff;
 
 function still(rest: Float64Array, moved: Float64Array, i: number): boolean {
   return Math.abs(rest[2 * i]! - moved[2 * i]!) < STILL && Math.abs(rest[2 * i + 1]! - moved[2 * i + 1]!) < STILL;
@@ -78,8 +81,8 @@ function edge(points: Float64Array, i: number, j: number, k: number): Edge {
 }
 
 function warpTriangle(
-  source: Uint8Array,
-  target: Uint8Array,
+  source: Uint32Array,
+  target: Uint32Array,
   width: number,
   height: number,
   sourceSize: { width: number; height: number },
@@ -88,7 +91,6 @@ function warpTriangle(
   a: number,
   b: number,
   c: number,
-  words: { source: Uint32Array; target: Uint32Array } | undefined,
 ): void {
   const ax = moved[2 * a]!;
   const ay = moved[2 * a + 1]!;
@@ -140,8 +142,7 @@ function warpTriangle(
     // The rest position of the span's first pixel centre (pixel-index coordinates for sampling).
     const sx = sax + mxx * (from + 0.5 - ax) + mxy * (py - ay) - 0.5;
     const sy = say + myx * (from + 0.5 - ax) + myy * (py - ay) - 0.5;
-    if (words) sampleSpanWords(words.source, words.target, sourceSize.width, sourceSize.height, y * width + from, to - from + 1, sx, sy, mxx, myx);
-    else sampleSpan(source, target, sourceSize.width, sourceSize.height, (y * width + from) * 4, to - from + 1, sx, sy, mxx, myx);
+    sampleSpan(source, target, sourceSize.width, sourceSize.height, y * width + from, to - from + 1, sx, sy, mxx, myx);
   }
 }
 
@@ -153,39 +154,12 @@ function inside(e1: Edge, e2: Edge, e3: Edge, px: number, py: number): boolean {
 }
 
 /**
- * Writes `count` pixels of `target` from byte offset `o`, each sampled bilinearly from `source` at (`sx`, `sy`)
- * (pixel-index coordinates, clamped to the image), stepping (`dx`, `dy`) per pixel.
+ * Writes `count` pixels of `target` from pixel `p` on, each sampled bilinearly from `source` at (`sx`, `sy`)
+ * (pixel-index coordinates, clamped to the image), stepping (`dx`, `dy`) per pixel. Both images are read and written a
+ * pixel (a 32-bit word, RGBA bytes) at a time, each channel rounded on its own.
  */
-function sampleSpan(source: Uint8Array, target: Uint8Array, width: number, height: number, o: number, count: number, sx: number, sy: number, dx: number, dy: number): void {
+function sampleSpan(source: Uint32Array, target: Uint32Array, width: number, height: number, p: number, count: number, sx: number, sy: number, dx: number, dy: number): void {
   // Samples stay just inside the right and bottom edges, so that the 2×2 neighbourhood exists.
-  const lastX = Math.max(0, width - 1.000001);
-  const lastY = Math.max(0, height - 1.000001);
-  const stride = width * 4;
-  for (let k = 0; k < count; k++, o += 4, sx += dx, sy += dy) {
-    const cx = sx < 0 ? 0 : sx > lastX ? lastX : sx;
-    const cy = sy < 0 ? 0 : sy > lastY ? lastY : sy;
-    const ix = cx | 0;
-    const iy = cy | 0;
-    const fx = cx - ix;
-    const fy = cy - iy;
-    const i00 = (iy * width + ix) * 4;
-    const i01 = i00 + stride;
-    const w00 = (1 - fx) * (1 - fy);
-    const w10 = fx * (1 - fy);
-    const w01 = (1 - fx) * fy;
-    const w11 = fx * fy;
-    target[o] = (source[i00]! * w00 + source[i00 + 4]! * w10 + source[i01]! * w01 + source[i01 + 4]! * w11 + 0.5) | 0;
-    target[o + 1] = (source[i00 + 1]! * w00 + source[i00 + 5]! * w10 + source[i01 + 1]! * w01 + source[i01 + 5]! * w11 + 0.5) | 0;
-    target[o + 2] = (source[i00 + 2]! * w00 + source[i00 + 6]! * w10 + source[i01 + 2]! * w01 + source[i01 + 6]! * w11 + 0.5) | 0;
-    target[o + 3] = 255;
-  }
-}
-
-/**
- * {@link sampleSpan} on images read and written a pixel (32-bit word) at a time, `p` the first target pixel's index:
- * the same arithmetic channel by channel, so the same bytes, with a quarter of the memory accesses.
- */
-function sampleSpanWords(source: Uint32Array, target: Uint32Array, width: number, height: number, p: number, count: number, sx: number, sy: number, dx: number, dy: number): void {
   const lastX = Math.max(0, width - 1.000001);
   const lastY = Math.max(0, height - 1.000001);
   for (let k = 0; k < count; k++, p++, sx += dx, sy += dy) {
@@ -205,9 +179,9 @@ function sampleSpanWords(source: Uint32Array, target: Uint32Array, width: number
     const p10 = source[i00 + 1]!;
     const p01 = source[i01]!;
     const p11 = source[i01 + 1]!;
-    const r = ((p00 & 255) * w00 + (p10 & 255) * w10 + (p01 & 255) * w01 + (p11 & 255) * w11 + 0.5) | 0;
-    const g = (((p00 >>> 8) & 255) * w00 + ((p10 >>> 8) & 255) * w10 + ((p01 >>> 8) & 255) * w01 + ((p11 >>> 8) & 255) * w11 + 0.5) | 0;
-    const b = (((p00 >>> 16) & 255) * w00 + ((p10 >>> 16) & 255) * w10 + ((p01 >>> 16) & 255) * w01 + ((p11 >>> 16) & 255) * w11 + 0.5) | 0;
-    target[p] = (0xff000000 | (b << 16) | (g << 8) | r) >>> 0;
+    const r = (((p00 >>> R) & 255) * w00 + ((p10 >>> R) & 255) * w10 + ((p01 >>> R) & 255) * w01 + ((p11 >>> R) & 255) * w11 + 0.5) | 0;
+    const g = (((p00 >>> G) & 255) * w00 + ((p10 >>> G) & 255) * w10 + ((p01 >>> G) & 255) * w01 + ((p11 >>> G) & 255) * w11 + 0.5) | 0;
+    const b = (((p00 >>> B) & 255) * w00 + ((p10 >>> B) & 255) * w10 + ((p01 >>> B) & 255) * w01 + ((p11 >>> B) & 255) * w11 + 0.5) | 0;
+    target[p] = (OPAQUE | (r << R) | (g << G) | (b << B)) >>> 0;
   }
 }
