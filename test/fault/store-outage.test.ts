@@ -159,7 +159,8 @@ async function redisOnFreePort(): Promise<RedisServerProcess> {
 }
 
 for (const adapter of ADAPTERS) {
-  describe(`store outage over ${adapter}`, () => {
+  // The tests run at once: each has its own redis-server, port and instance, and mostly waits (on timeouts, closes).
+  describe(`store outage over ${adapter}`, { concurrency: true }, () => {
     it('answers 503 fast while Redis is down at start, logs it once, and recovers without a restart', { timeout: TEST_TIMEOUT_MS }, async () => {
       const redis = await redisOnFreePort();
       const app = await startApp(adapter, redis.url);
