@@ -33,7 +33,7 @@ export function warpMesh(
     if (!sourceSize && still(rest, moved, a) && still(rest, moved, b) && still(rest, moved, c)) continue;
     warpTriangle(words.source, words.target, width, height, size, rest, moved, a, b, c);
   }
-  // A target that was not aligned was drawn into a copy: back into it.
+  // A target that was not aligned was drawn into a copy; copy it back.
   if (words.target.buffer !== target.buffer) target.set(new Uint8Array(words.target.buffer, 0, target.length));
 }
 

@@ -178,7 +178,10 @@ export function patchGeometry(key: object, entry: ArrayLike<number>, frame: Arra
   };
 }
 
-/** {@link meshRest} of each entry's points array seen (an atlas entry's mesh is the same in every frame it is drawn in). */
+/**
+ * {@link meshRest} of each entry's points array seen: an atlas or neutral entry's points are one array, the same in every
+ * frame it is drawn in; a mouth moved for one frame brings a new array, computed afresh (and soon dropped).
+ */
 const rests = new WeakMap<object, { rest: Float64Array; ringCount: number }>();
 
 /** {@link meshRest} of `entry`, computed once per points array (when it is an object that can be a weak key). */
@@ -324,7 +327,8 @@ function keepsOrientation(triangles: Uint16Array, rest: Float64Array, moved: Flo
       const bcy = acy - aby;
       const cross = abx * acy - aby * acx;
       const longest = Math.max(abx * abx + aby * aby, acx * acx + acy * acy, bcx * bcx + bcy * bcy);
-      if (cross * TRIANGLE_SIGN <= MIN_SHAPE * longest) return false;
+      // Written so that a NaN point (a lost landmark) fails too.
+      if (!(cross * TRIANGLE_SIGN > MIN_SHAPE * longest)) return false;
     }
   }
   return true;

@@ -41,7 +41,7 @@ export class PatchRenderer {
   private baseWords = new Uint32Array(0);
   private beforeWords = new Uint32Array(0);
   private patch = new Uint8Array(0);
-  /** The outer ring's box of `base` (RGBA), blended there. */
+  /** A copy of `base` (RGBA) over the outer ring's box, blended in place and copied back. */
   private inner = new Uint8Array(0);
   private covered = new Uint8Array(0);
   private changed = new Uint8Array(0);
