@@ -18,7 +18,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { ADAPTERS, KEYS, makeApp, SUITE_TIMEOUT_MS, type TestApp } from '../helpers/apps.js';
+import { ADAPTERS, KEYS, makeApp, SUITE_TIMEOUT_MS, type Adapter, type AppOptions, type TestApp } from '../helpers/apps.js';
 import { assertError, waitFor } from '../helpers/checks.js';
 import { countingFfprobe } from '../helpers/counting-ffprobe.js';
 import { firstAvatarId } from '../helpers/client.js';
@@ -34,24 +34,46 @@ let made: Promise<void> | undefined;
 const makeLongMp3 = () =>
   (made ??= ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=220:duration=299:sample_rate=44100', '-ac', '2', '-c:a', 'libmp3lame', '-b:a', '128k', join(h.fixtures.dir, 'long.mp3')]));
 
+/** An app whose ffprobe logs its runs and holds each probe of an input `delaySec` longer, whatever the machine's speed. */
+interface SlowProbeApp {
+  app: TestApp;
+  /** How many inputs (not the built-in avatars' assets) have been probed so far. */
+  inputProbes(): Promise<number>;
+  close(): Promise<void>;
+}
+
+async function slowProbeApp(adapter: Adapter, delaySec: number, concurrency?: AppOptions['concurrency']): Promise<SlowProbeApp> {
+  const dir = await mkdtemp(join(tmpdir(), 'va-slow-probes-'));
+  const ffprobe = await countingFfprobe(dir, { delaySec, delayWhen: '/blobs/' });
+  const app = await makeApp(adapter, { ffprobePath: ffprobe.path, ...(concurrency ? { concurrency } : {}) }).catch(async (error: unknown) => {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  });
+  return {
+    app,
+    inputProbes: async () => (await ffprobe.runs()).filter((args) => args.includes('-show_streams') && args.includes('/blobs/')).length,
+    async close() {
+      await app.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Resolves once `slow` has two input checks running (each holding a media child). */
+const twoChecksRunning = (slow: SlowProbeApp) => waitFor('two checks running', async () => ((await slow.inputProbes()) === 2 ? true : undefined));
+
 for (const adapter of ADAPTERS) {
   describe(`input checks over ${adapter}: keys take turns`, { timeout: SUITE_TIMEOUT_MS }, () => {
     let app: TestApp;
-    let dir: string;
-    let inputProbes: () => Promise<number>;
+    let slow: SlowProbeApp;
     before(async () => {
       await makeLongMp3();
-      dir = await mkdtemp(join(tmpdir(), 'va-turns-'));
       // Every probe of an input takes 1 s more: the burst's checks are still running and waiting when the other key
       // comes, however fast the machine.
-      const ffprobe = await countingFfprobe(dir, { delaySec: 1, delayWhen: '/blobs/' });
-      inputProbes = async () => (await ffprobe.runs()).filter((args) => args.includes('-show_streams') && args.includes('/blobs/')).length;
-      app = await makeApp(adapter, { ffprobePath: ffprobe.path, concurrency: { maxQueuedRequestsPerKey: QUEUED_PER_KEY } });
+      slow = await slowProbeApp(adapter, 1, { maxQueuedRequestsPerKey: QUEUED_PER_KEY });
+      app = slow.app;
     });
-    after(async () => {
-      await app?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    });
+    after(() => slow?.close());
 
     it(`serves another key next during a burst of ${BURST} long audio inputs; the burst gets 201 and 429, never 500`, async () => {
       const [burstAvatar, otherAvatar] = await Promise.all([firstAvatarId(app, KEYS.a), firstAvatarId(app, KEYS.b)]);
@@ -69,7 +91,7 @@ for (const adapter of ADAPTERS) {
           });
       const burst = Array.from({ length: BURST }, () => post('burst', KEYS.a, burstAvatar));
       // The burst's checks are running and waiting before the other key's request arrives.
-      await waitFor('two checks of the burst running', async () => ((await inputProbes()) === 2 ? true : undefined));
+      await twoChecksRunning(slow);
       await new Promise((resolve) => setTimeout(resolve, 100));
       const other = await post('other', KEYS.b, otherAvatar);
       const answers = await Promise.all(burst);
@@ -96,20 +118,13 @@ for (const adapter of ADAPTERS) {
 
   describe(`input checks over ${adapter} with maxQueuedRequestsPerKey 0`, { timeout: SUITE_TIMEOUT_MS }, () => {
     let app: TestApp;
-    let dir: string;
-    /** ffprobe runs on input files (not the built-in avatars' assets). */
-    let inputProbes: () => Promise<number>;
+    let slow: SlowProbeApp;
     before(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'va-no-queue-'));
       // Every probe of an input takes 2 s more: the burst's two checks hold both media children that long, whatever the load.
-      const ffprobe = await countingFfprobe(dir, { delaySec: 2, delayWhen: '/blobs/' });
-      inputProbes = async () => (await ffprobe.runs()).filter((args) => args.includes('-show_streams') && args.includes('/blobs/')).length;
-      app = await makeApp(adapter, { ffprobePath: ffprobe.path, concurrency: { maxQueuedRequestsPerKey: 0 } });
+      slow = await slowProbeApp(adapter, 2, { maxQueuedRequestsPerKey: 0 });
+      app = slow.app;
     });
-    after(async () => {
-      await app?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    });
+    after(() => slow?.close());
 
     it('refuses only the key with checks in flight: another key arriving while both children are busy gets 201', async () => {
       const [burstAvatar, otherAvatar] = await Promise.all([firstAvatarId(app, KEYS.a), firstAvatarId(app, KEYS.b)]);
@@ -123,7 +138,7 @@ for (const adapter of ADAPTERS) {
         }),
       );
       // Two of the burst's checks hold both children (each probe waits 2 s), the rest is refused.
-      await waitFor('two checks running', async () => ((await inputProbes()) === 2 ? true : undefined));
+      await twoChecksRunning(slow);
       const otherSentAt = performance.now();
       const otherAnswer = post(KEYS.b, otherAvatar);
       const [answers, other] = await Promise.all([Promise.all(burst), otherAnswer]);
@@ -137,20 +152,13 @@ for (const adapter of ADAPTERS) {
 
   describe(`input checks over ${adapter}: a request whose client left`, { timeout: SUITE_TIMEOUT_MS }, () => {
     let app: TestApp;
-    let dir: string;
-    /** ffprobe runs on input files (not the built-in avatars' assets). */
-    let inputProbes: () => Promise<number>;
+    let slow: SlowProbeApp;
     before(async () => {
-      dir = await mkdtemp(join(tmpdir(), 'va-client-gone-'));
       // Every probe of an input takes 2 s more: two checks hold both media children that long, whatever the load.
-      const ffprobe = await countingFfprobe(dir, { delaySec: 2, delayWhen: '/blobs/' });
-      inputProbes = async () => (await ffprobe.runs()).filter((args) => args.includes('-show_streams') && args.includes('/blobs/')).length;
-      app = await makeApp(adapter, { ffprobePath: ffprobe.path });
+      slow = await slowProbeApp(adapter, 2);
+      app = slow.app;
     });
-    after(async () => {
-      await app?.close();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    });
+    after(() => slow?.close());
 
     it('drops its check waiting for its turn: it never runs', async () => {
       const avatarId = await firstAvatarId(app, KEYS.a);
@@ -158,23 +166,23 @@ for (const adapter of ADAPTERS) {
       // Sent now (a supertest request is sent once it is awaited or `then` is called).
       const post = () => app.http.post('/v2/2davatar').set('key', KEYS.a).set('content-type', 'application/json').send(body).then((res) => res);
       const running = [post(), post()];
-      await waitFor('two checks running', async () => ((await inputProbes()) === 2 ? true : undefined));
+      await twoChecksRunning(slow);
       // A third request of the key waits for its turn when its client leaves.
       const left = httpRequest(`${app.origin}/v2/2davatar`, { method: 'POST', headers: { key: KEYS.a, 'content-type': 'application/json' } });
       const leftError = new Promise((resolve) => left.on('error', resolve));
       left.end(body);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.equal(await inputProbes(), 2, 'the third check waits');
+      assert.equal(await slow.inputProbes(), 2, 'the third check waits');
       left.destroy();
       await leftError;
       const answers = await Promise.all(running);
       assert.deepEqual(answers.map((res) => res.status), [201, 201], answers.map((res) => res.text).join('\n'));
       // Its turn came when the first child was free, a while ago now.
       await new Promise((resolve) => setTimeout(resolve, 500));
-      assert.equal(await inputProbes(), 2, 'the check of the request whose client left never ran');
+      assert.equal(await slow.inputProbes(), 2, 'the check of the request whose client left never ran');
       const again = await post();
       assert.equal(again.status, 201, again.text);
-      assert.equal(await inputProbes(), 3);
+      assert.equal(await slow.inputProbes(), 3);
     });
   });
 }
