@@ -38,50 +38,35 @@ const FIXED = 1;
 const OUTSIDE = 2;
 
 /**
- * The finest grid's arrays and the per-column tables, kept between calls (grown when a larger patch comes): a video
- * blends a patch per frame, and allocating them each time kept the garbage collector busy. Views of the right
- * length are handed out; JavaScript runs one call at a time on a thread, so one set per thread is enough.
+ * Arrays kept between calls (a video blends a patch per frame, and allocating them each time kept the garbage
+ * collector busy): the finest grid's, the per-column tables, the relaxation's lists. Each is replaced by a larger one
+ * when a larger patch comes; views of the right length are handed out. JavaScript runs one call at a time on a
+ * thread, so one set per thread is enough.
  */
-class BlendScratch {
-  private cells = 0;
-  private columns = 0;
-  private kindBuffer = new Uint8Array(0);
-  private valueBuffer = new Float32Array(0);
-  private countBuffer = new Uint16Array(0);
-  private columnBuffer = new Int32Array(0);
-  private x0Buffer = new Int32Array(0);
-  private wxBuffer = new Float32Array(0);
-  private rowBuffer = new Float32Array(0);
-  readonly histograms = [new Uint32Array(511), new Uint32Array(511), new Uint32Array(511)] as const;
+const scratch = {
+  kind: new Uint8Array(0),
+  values: new Float32Array(0),
+  counts: new Uint16Array(0),
+  column: new Int32Array(0),
+  x0s: new Int32Array(0),
+  wxs: new Float32Array(0),
+  membraneRow: new Float32Array(0),
+  histograms: [new Uint32Array(511), new Uint32Array(511), new Uint32Array(511)] as const,
+  cells: new Int32Array(0),
+  neighbours: new Int32Array(0),
+  starts: new Int32Array(0),
+};
 
-  grid(cells: number, columns: number) {
-    if (cells > this.cells) {
-      this.cells = cells;
-      this.kindBuffer = new Uint8Array(cells);
-      this.valueBuffer = new Float32Array(cells * 3);
-      this.countBuffer = new Uint16Array(cells);
-    }
-    if (columns > this.columns) {
-      this.columns = columns;
-      this.columnBuffer = new Int32Array(columns);
-      this.x0Buffer = new Int32Array(columns);
-      this.wxBuffer = new Float32Array(columns);
-      this.rowBuffer = new Float32Array(columns * 3 + 3);
-    }
-    return {
-      kind: this.kindBuffer.subarray(0, cells),
-      values: this.valueBuffer.subarray(0, cells * 3),
-      counts: this.countBuffer.subarray(0, cells),
-      column: this.columnBuffer.subarray(0, columns),
-      x0s: this.x0Buffer.subarray(0, columns),
-      wxs: this.wxBuffer.subarray(0, columns),
-      // gw * 3 + 3 ≤ columns * 3 + 3 (a cell is at least a pixel wide).
-      membraneRow: this.rowBuffer,
-    };
-  }
+/** The arrays of {@link scratch} that grow. */
+type Grown = Exclude<keyof typeof scratch, 'histograms'>;
+
+/** `scratch[name]` as a view of `length` values, the array replaced by a new one first when it holds fewer. */
+function kept<K extends Grown>(name: K, length: number): (typeof scratch)[K] {
+  const arrays = scratch as Record<Grown, Uint8Array | Uint16Array | Int32Array | Float32Array>;
+  const buffer = arrays[name];
+  if (buffer.length < length) arrays[name] = new (buffer.constructor as new (length: number) => typeof buffer)(length);
+  return arrays[name].subarray(0, length) as (typeof scratch)[K];
 }
-
-const scratch = new BlendScratch();
 
 /** Blends `patch` into `base` (see the module comment and {@link BlendInput}). */
 export function blendSeamless(input: BlendInput): void {
@@ -89,11 +74,10 @@ export function blendSeamless(input: BlendInput): void {
   const cell = Math.max(1, Math.round(input.cell ?? 4));
   const gw = Math.ceil(width / cell);
   const gh = Math.ceil(height / cell);
-  const grid = scratch.grid(gw * gh, width);
-  const kind = grid.kind.fill(OUTSIDE);
-  const values = grid.values.fill(0);
-  const counts = grid.counts.fill(0);
-  const column = grid.column;
+  const kind = kept('kind', gw * gh).fill(OUTSIDE);
+  const values = kept('values', gw * gh * 3).fill(0);
+  const counts = kept('counts', gw * gh).fill(0);
+  const column = kept('column', width);
   for (let x = 0; x < width; x++) column[x] = (x / cell) | 0;
   // Cells that show the patch are unknown. The band's typical difference (per channel, its median): band pixels far
   // from it are where the two frames' features do not line up (the face's outline, a collar) and say nothing about
@@ -175,14 +159,14 @@ export function blendSeamless(input: BlendInput): void {
   fillOutside(kind, values, gw, gh);
   // Each pixel: the patch plus the membrane (bilinear between cell centres: a row of it is interpolated once per pixel
   // row, then along it), over the frame by alpha.
-  const x0s = grid.x0s;
-  const wxs = grid.wxs;
+  const x0s = kept('x0s', width);
+  const wxs = kept('wxs', width);
   for (let x = 0; x < width; x++) {
     const fx = Math.min(gw - 1, Math.max(0, (x + 0.5) / cell - 0.5));
     x0s[x] = fx | 0;
     wxs[x] = fx - (fx | 0);
   }
-  const membraneRow = grid.membraneRow;
+  const membraneRow = kept('membraneRow', gw * 3 + 3);
   for (let y = 0; y < height; y++) {
     const fy = Math.min(gh - 1, Math.max(0, (y + 0.5) / cell - 0.5));
     const y0 = fy | 0;
@@ -287,7 +271,9 @@ const FINE_SWEEPS = 10;
 /** `iterations` sweeps of successive over-relaxation (`omega`) of Laplace's equation over the unknown cells. */
 function relax(kind: Uint8Array, values: Float32Array, gw: number, gh: number, iterations: number, omega: number): void {
   // The unknown cells and their usable neighbours (not OUTSIDE: no flux across the grid's outer part), listed once.
-  const { cells, neighbours, starts } = relaxScratch.lists(gw * gh);
+  const cells = kept('cells', gw * gh);
+  const neighbours = kept('neighbours', gw * gh * 4);
+  const starts = kept('starts', gw * gh + 1);
   let count = 0;
   let listed = 0;
   starts[0] = 0;
@@ -326,26 +312,6 @@ function relax(kind: Uint8Array, values: Float32Array, gw: number, gh: number, i
     }
   }
 }
-
-/** The relaxation's cell and neighbour lists, kept between calls (grown when a larger grid comes). */
-class RelaxScratch {
-  private size = 0;
-  private cellBuffer = new Int32Array(0);
-  private neighbourBuffer = new Int32Array(0);
-  private startBuffer = new Int32Array(0);
-
-  lists(cells: number): { cells: Int32Array; neighbours: Int32Array; starts: Int32Array } {
-    if (cells > this.size) {
-      this.size = cells;
-      this.cellBuffer = new Int32Array(cells);
-      this.neighbourBuffer = new Int32Array(cells * 4);
-      this.startBuffer = new Int32Array(cells + 1);
-    }
-    return { cells: this.cellBuffer, neighbours: this.neighbourBuffer, starts: this.startBuffer };
-  }
-}
-
-const relaxScratch = new RelaxScratch();
 
 /** Gives cells outside everything their neighbours' values (for interpolation at the patch's edge). */
 function fillOutside(kind: Uint8Array, values: Float32Array, gw: number, gh: number): void {
