@@ -306,8 +306,6 @@ export function jawWarp(frame: ArrayLike<number>, axes: FaceAxes, drop: number, 
 const KEPT_TOPOLOGIES = 4;
 /** The flattest triangle kept (twice its area over its longest side squared; an equilateral one is about 0.87). */
 const MIN_SHAPE = 0.02;
-/** The sign of `ab × ac` of the triangles {@link triangulate} makes (counter-clockwise in y-down pixels: positive). */
-const TRIANGLE_SIGN = 1;
 
 /**
  * Whether every triangle of `triangles` (counter-clockwise in y-down pixels, as {@link triangulate} makes them) is
@@ -327,8 +325,8 @@ function keepsOrientation(triangles: Uint16Array, rest: Float64Array, moved: Flo
       const bcy = acy - aby;
       const cross = abx * acy - aby * acx;
       const longest = Math.max(abx * abx + aby * aby, acx * acx + acy * acy, bcx * bcx + bcy * bcy);
-      // Written so that a NaN point (a lost landmark) fails too.
-      if (!(cross * TRIANGLE_SIGN > MIN_SHAPE * longest)) return false;
+      // `ab × ac` is positive for the triangles `triangulate` makes; written so that a NaN point fails too.
+      if (!(cross > MIN_SHAPE * longest)) return false;
     }
   }
   return true;
