@@ -127,6 +127,7 @@ async function schedOf(path: string): Promise<{ nice: number; ppid: number; stat
 }
 
 test('engine child processes and the ffmpeg processes they start run at a lower priority than the event loop', async () => {
+  const hostGroupBefore = await autogroupOf('self');
   const controller = new AbortController();
   const run = new OnnxSeparationEngine({ binaries, logger: silent }).separate(
     { audioPath: join(dir, 'long.wav'), durationSec: 120, speechPath: join(dir, 'nice-s.wav'), ambiencePath: join(dir, 'nice-a.wav') },
@@ -142,6 +143,8 @@ test('engine child processes and the ffmpeg processes they start run at a lower 
     ffmpegs = (await Promise.all(engines.map((engine) => descendants(engine.pid)))).flat().filter((p) => p.comm.startsWith('ffmpeg'));
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+  // Read while they run (an aborted ffmpeg is gone).
+  const groups = await Promise.all([...engines, ...ffmpegs].map(async (p) => ({ p, group: await autogroupOf(String(p.pid)) })));
   controller.abort(new Error('stopped by test'));
   await run.catch(() => undefined);
   const tids = await readdir('/proc/self/task');
@@ -150,7 +153,23 @@ test('engine child processes and the ffmpeg processes they start run at a lower 
   assert.ok(engines.length > 0 && engines.every((p) => p.nice === 10), `the separation child runs at nice 10 (${JSON.stringify(engines)})`);
   assert.ok(ffmpegs.length > 0, 'the separation child started ffmpeg');
   assert.ok(ffmpegs.every((p) => p.nice === 10), `ffmpeg processes inherit nice 10 (${JSON.stringify(ffmpegs)})`);
+  // Where the kernel groups processes by session (autogroup), a child's session is its own group, weighed by the
+  // group's nice, not its threads': that group is lowered too, and the host's is left as it was.
+  const host = await autogroupOf('self');
+  if (host !== undefined) {
+    assert.equal(host.nice, hostGroupBefore?.nice, 'the host keeps its scheduling group\'s priority');
+    for (const { p, group } of groups) {
+      assert.ok(group && group.nice === 10 && group.name !== host.name, `${p.comm} ${p.pid} runs in a group of its own at nice 10 (${JSON.stringify(group)}; host ${JSON.stringify(host)})`);
+    }
+  }
 });
+
+/** The scheduling group (autogroup) of process `pid` and its nice value; none where the kernel has no autogroup. */
+async function autogroupOf(pid: string): Promise<{ name: string; nice: number } | undefined> {
+  const line = await readFile(`/proc/${pid}/autogroup`, 'utf8').catch(() => undefined);
+  const match = line === undefined ? null : /^(\S+) nice (-?\d+)/.exec(line);
+  return match ? { name: match[1]!, nice: Number(match[2]) } : undefined;
+}
 
 test('aborting a separation stops its child promptly and leaves no stems', async () => {
   const controller = new AbortController();

@@ -1,5 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import type { ChildModule } from './child-module.js';
+import { lowerSessionPriority } from './background-priority.js';
 
 /** How a child is started by {@link startChild}. */
 export interface ChildOptions {
@@ -14,13 +15,14 @@ export const CHILD_NAME_ENV = 'VIRTUAL_ANCHOR_CHILD';
 
 /**
  * Starts `module` in a child process with an IPC channel that carries structured clones (typed arrays included).
- * The child inherits stdout and stderr (its crash report reaches the host's log) and lowers its own priority (see
- * `serveChild`). The caller owns the process: it must listen for `exit` and end it with {@link killChild}.
+ * The child inherits stdout and stderr (its crash report reaches the host's log); its session's scheduling group is
+ * lowered here (see lowerSessionPriority) and its threads lower their own priority (see `serveChild`). The caller
+ * owns the process: it must listen for `exit` and end it with {@link killChild}.
  */
 export function startChild(module: ChildModule, options: ChildOptions): ChildProcess {
   const execArgv = [...module.execArgv];
   if (options.maxOldGenerationSizeMb !== undefined) execArgv.push(`--max-old-space-size=${options.maxOldGenerationSizeMb}`);
-  return fork(module.path, [], {
+  const child = fork(module.path, [], {
     execArgv,
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -29,6 +31,9 @@ export function startChild(module: ChildModule, options: ChildOptions): ChildPro
     // terminal's Ctrl+C reaches the host only, which then ends its children.
     detached: process.platform !== 'win32',
   });
+  // Its session is its own scheduling group on Linux: lowered at once, before the child loads its modules.
+  if (child.pid !== undefined) lowerSessionPriority(child.pid);
+  return child;
 }
 
 /** Whether this process is one of this package's children (started by {@link startChild}). */
