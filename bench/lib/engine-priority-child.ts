@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { lowerThreadPriority } from '../../src/inference/workers/background-priority.js';
+import { lowerSessionPriority, lowerThreadPriority } from '../../src/inference/workers/background-priority.js';
 
 /**
  * A bench's baseline run in a child process at the engines' priority (nice 10, see background-priority.ts), so that a
@@ -15,7 +15,14 @@ export class EnginePriorityChild<Request> {
     modulePath: string,
     private readonly what: string,
   ) {
-    this.child = fork(modulePath, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    // Its own session and scheduling group, lowered like the engines' children (see startChild): on a kernel that
+    // groups processes by session, a baseline in the bench's group would weigh as much as the whole bench.
+    this.child = fork(modulePath, {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      detached: process.platform !== 'win32',
+    });
+    if (this.child.pid !== undefined) lowerSessionPriority(this.child.pid);
     this.started = this.answer();
   }
 
