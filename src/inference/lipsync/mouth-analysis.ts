@@ -1,12 +1,14 @@
 /**
  * The compute of the built-in {@link OnnxMouthAnalyzer}, on the thread that calls it (a child process by default):
- * ffmpeg decodes any input to 16 kHz mono float PCM (streamed), log-mel features are computed on the fly, the ONNX
- * viseme model runs in 10 s chunks, the features also tell speech from pauses (voice-activity.ts), and the posteriors
- * become one mouth shape per video frame (see mouth-track.ts).
+ * the input becomes 16 kHz mono float PCM (streamed: a plain PCM WAV read and resampled here, see wav-pcm.ts, any
+ * other file decoded by ffmpeg), log-mel features are computed on the fly, the ONNX viseme model runs in 10 s chunks,
+ * the features also tell speech from pauses (voice-activity.ts), and the posteriors become one mouth shape per video
+ * frame (see mouth-track.ts).
  * Memory: the features (16 KB per second) and posteriors (3.6 KB per second), never the audio.
  */
 import type { Readable } from 'node:stream';
 import { decodeAudio, probeMedia, type MediaBinaries } from '../media/index.js';
+import { openWavPcm } from '../media/wav-pcm.js';
 import { LogMelExtractor, N_MELS, SAMPLE_RATE } from './features.js';
 import type { MouthShape } from './mouth.js';
 import { mouthTrack, videoFrameCount, type MouthTrackOptions } from './mouth-track.js';
@@ -21,6 +23,8 @@ export interface MouthAnalysisSettings {
   mouth?: MouthTrackOptions;
   chunks?: ChunkOptions;
   duration?: 'probe' | 'decoded';
+  /** Read plain PCM WAV files here instead of through ffmpeg (default true; see wav-pcm.ts). */
+  readWav?: boolean;
 }
 
 /** What the analysis produced, for callers that want more than the shapes (bench, debugging). */
@@ -59,8 +63,12 @@ export async function analyzeMouth(
       : known
         ? Promise.resolve(durationSec)
         : probeMedia(audioPath, binaries, { signal }).then((p) => p.durationSec, () => 0);
-  const pcm = decodeAudio(audioPath, { sampleRate: SAMPLE_RATE, channels: 1, signal, maxDurationSec: known ? durationSec : undefined }, binaries);
-  const extractor = await extractFeatures(pcm, signal);
+  const maxDurationSec = known ? durationSec : undefined;
+  // A file that cannot be opened here goes to ffmpeg too, which reports it as for any input.
+  const wav = settings.readWav === false ? undefined : await openWavPcm(audioPath, { sampleRate: SAMPLE_RATE, maxDurationSec, signal }).catch(() => undefined);
+  const extractor = wav
+    ? await extractFeaturesOf(wav, signal)
+    : await extractFeatures(decodeAudio(audioPath, { sampleRate: SAMPLE_RATE, channels: 1, signal, maxDurationSec }, binaries), signal);
   const features = extractor.features();
   const frames = features.length / N_MELS;
   const decodedSec = extractor.samplesSeen / SAMPLE_RATE;
@@ -76,22 +84,34 @@ export async function analyzeMouth(
 
 /** Streams f32le PCM into a {@link LogMelExtractor}, handling chunks that split a sample. */
 export async function extractFeatures(pcm: Readable, signal?: AbortSignal): Promise<LogMelExtractor> {
-  const extractor = new LogMelExtractor();
-  let carry = Buffer.alloc(0);
   try {
-    for await (const chunk of pcm as AsyncIterable<Buffer>) {
-      signal?.throwIfAborted();
-      const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-      const whole = data.length - (data.length % 4);
-      const samples = new Float32Array(whole / 4);
-      for (let i = 0; i < samples.length; i++) samples[i] = data.readFloatLE(i * 4);
-      carry = Buffer.from(data.subarray(whole));
-      extractor.push(samples);
-    }
+    return await extractFeaturesOf(floatSamples(pcm as AsyncIterable<Buffer>), signal);
   } finally {
     pcm.destroy();
+  }
+}
+
+/** 16 kHz samples, in pieces of any size, into a {@link LogMelExtractor}. */
+async function extractFeaturesOf(samples: AsyncIterable<Float32Array>, signal?: AbortSignal): Promise<LogMelExtractor> {
+  const extractor = new LogMelExtractor();
+  for await (const piece of samples) {
+    signal?.throwIfAborted();
+    extractor.push(piece);
   }
   signal?.throwIfAborted();
   extractor.finish();
   return extractor;
+}
+
+/** f32le bytes, in chunks that may split a sample, as floats. */
+async function* floatSamples(chunks: AsyncIterable<Buffer>): AsyncGenerator<Float32Array> {
+  let carry = Buffer.alloc(0);
+  for await (const chunk of chunks) {
+    const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
+    const whole = data.length - (data.length % 4);
+    const samples = new Float32Array(whole / 4);
+    for (let i = 0; i < samples.length; i++) samples[i] = data.readFloatLE(i * 4);
+    carry = Buffer.from(data.subarray(whole));
+    yield samples;
+  }
 }
