@@ -99,10 +99,11 @@ for (;;) {
         }
       } else {
         post({ type: 'frame', job: video.job, index, slot, pixels });
+        // One turn of the event loop per frame: slots handed back are seen, and the finalizers of the
+        // canvas's per-frame buffers (the face's pixels) run, so their memory is reused. (With an encoder,
+        // its write has already taken that turn, or waited for ffmpeg's pipe.)
+        await nextTurn();
       }
-      // One turn of the event loop per frame: slots handed back are seen, and the finalizers of the
-      // canvas's per-frame buffers (the face's pixels) run, so their memory is reused.
-      await nextTurn();
     }
     await encoder?.finish();
     post({ type: 'done', job: video.job });
