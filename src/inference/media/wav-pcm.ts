@@ -5,7 +5,7 @@
  * that is the largest part of a short job's analysis. Any other file, or a WAV this reader does not take (see
  * wav-layout.ts, canResample), is decoded by ffmpeg as before.
  */
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { canResample, Resampler } from './resample.js';
 import { readWavLayout, type WavLayout } from './wav-layout.js';
 
@@ -24,9 +24,9 @@ const READ_BYTES = 256 * 1024;
 
 /**
  * The samples of the plain PCM WAV file at `path`, mixed down to mono (a stereo file's two channels added at
- * −3 dB each, as ffmpeg's `-ac 1` mixes them) and resampled to `options.sampleRate`, in pieces of any size; none when the file
- * is not such a WAV (then decode it with ffmpeg). The file is opened at once; read errors end the iteration with
- * the error.
+ * −3 dB each, as ffmpeg's `-ac 1` mixes them) and resampled to `options.sampleRate`, in pieces of any size; none
+ * when the file is not such a WAV (then decode it with ffmpeg). The file is opened at once; read errors end the
+ * iteration with the error.
  */
 export async function openWavPcm(path: string, options: WavPcmOptions): Promise<AsyncIterable<Float32Array> | undefined> {
   options.signal?.throwIfAborted();
@@ -44,7 +44,7 @@ export async function openWavPcm(path: string, options: WavPcmOptions): Promise<
   }
 }
 
-async function* samples(file: Awaited<ReturnType<typeof open>>, layout: WavLayout, options: WavPcmOptions): AsyncGenerator<Float32Array> {
+async function* samples(file: FileHandle, layout: WavLayout, options: WavPcmOptions): AsyncGenerator<Float32Array> {
   const { signal } = options;
   const resampler = layout.sampleRate === options.sampleRate ? undefined : new Resampler(layout.sampleRate, options.sampleRate);
   const cap = options.maxDurationSec !== undefined && Number.isFinite(options.maxDurationSec) && options.maxDurationSec >= 0
