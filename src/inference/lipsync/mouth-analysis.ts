@@ -8,6 +8,7 @@
  */
 import type { Readable } from 'node:stream';
 import { decodeAudio, probeMedia, type MediaBinaries } from '../media/index.js';
+import { PcmFrameReader } from '../media/pcm-frames.js';
 import { openWavPcm } from '../media/wav-pcm.js';
 import { LogMelExtractor, N_MELS, SAMPLE_RATE } from './features.js';
 import type { MouthShape } from './mouth.js';
@@ -103,15 +104,8 @@ async function extractFeaturesOf(samples: AsyncIterable<Float32Array>, signal?: 
   return extractor;
 }
 
-/** f32le bytes, in chunks that may split a sample, as floats. */
+/** Mono f32le bytes, in chunks that may split a sample, as floats (the extractor copies what it keeps). */
 async function* floatSamples(chunks: AsyncIterable<Buffer>): AsyncGenerator<Float32Array> {
-  let carry = Buffer.alloc(0);
-  for await (const chunk of chunks) {
-    const data = carry.length ? Buffer.concat([carry, chunk]) : chunk;
-    const whole = data.length - (data.length % 4);
-    const samples = new Float32Array(whole / 4);
-    for (let i = 0; i < samples.length; i++) samples[i] = data.readFloatLE(i * 4);
-    carry = Buffer.from(data.subarray(whole));
-    yield samples;
-  }
+  const reader = new PcmFrameReader(1);
+  for await (const chunk of chunks) yield reader.read(chunk);
 }

@@ -15,12 +15,12 @@
  *
  * Memory is bounded (one model chunk and stream buffers) whatever the input length.
  */
-import { endianness } from 'node:os';
 import { PassThrough, type Readable, type Writable } from 'node:stream';
 import type { Logger } from '../../domain/logger.js';
 import type { JobProgress } from '../../domain/job.js';
 import type { SeparationInput } from '../../domain/engines.js';
 import { decodeAudioAs, encodeAudio, probeMedia, type MediaBinaries, type PcmFormat } from '../media/index.js';
+import { PcmFrameReader } from '../media/pcm-frames.js';
 import { SeparationModel } from './model.js';
 import { FullBandSeparator } from './fullband.js';
 import { HOP, MODEL_RATE } from './stft.js';
@@ -162,7 +162,7 @@ async function separateDecoded(settings: SeparationSettings, input: SeparationIn
   // on each chunk it completes), the native frames wait in the separator for their masks. Neither side can run
   // ahead of the other by more than a pipe's buffer, so memory stays at about one model chunk.
   const lowDone = (async (): Promise<void> => {
-    const reader = new FrameReader(channels);
+    const reader = new PcmFrameReader(channels);
     for await (const chunk of low as AsyncIterable<Buffer>) {
       inner.throwIfAborted();
       await separator.pushLow(reader.read(chunk));
@@ -187,7 +187,7 @@ async function separateDecoded(settings: SeparationSettings, input: SeparationIn
     }
   };
   const pump = async (): Promise<void> => {
-    const reader = new FrameReader(channels);
+    const reader = new PcmFrameReader(channels);
     for await (const chunk of native as AsyncIterable<Buffer>) {
       inner.throwIfAborted();
       separator.pushNative(reader.read(chunk));
@@ -216,33 +216,6 @@ async function separateDecoded(settings: SeparationSettings, input: SeparationIn
 
 /** Least time between two progress reports (the job runner writes progress at most every 2 s). */
 const PROGRESS_INTERVAL_MS = 250;
-
-/** Whether this machine stores floats little-endian, as ffmpeg's f32le output does (then bytes are read in place). */
-const LITTLE_ENDIAN = endianness() === 'LE';
-
-/**
- * Turns a byte stream into Float32Arrays of whole sample frames, carrying partial values to the next chunk. On a
- * little-endian machine a chunk's whole frames are viewed where they are (the chunk is the stream's own, and the
- * separator copies what it keeps), not copied.
- */
-class FrameReader {
-  private carry = Buffer.alloc(0);
-  constructor(private readonly channels: number) {}
-
-  read(chunk: Buffer): Float32Array {
-    const bytes = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
-    const frameBytes = 4 * this.channels;
-    const usable = bytes.length - (bytes.length % frameBytes);
-    this.carry = Buffer.from(bytes.subarray(usable));
-    if (LITTLE_ENDIAN) {
-      if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, usable / 4);
-      return new Float32Array(Uint8Array.prototype.slice.call(bytes, 0, usable).buffer);
-    }
-    const out = new Float32Array(usable / 4);
-    for (let i = 0; i < out.length; i++) out[i] = bytes.readFloatLE(4 * i);
-    return out;
-  }
-}
 
 /** Writes float samples, resolving once the stream accepts more (backpressure). */
 function write(stream: Writable, samples: Float32Array): Promise<void> {
