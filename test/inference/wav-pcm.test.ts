@@ -14,6 +14,7 @@ import { openWavPcm } from '../../src/inference/media/wav-pcm.js';
 import { parseWavLayout } from '../../src/inference/media/wav-layout.js';
 import { Resampler } from '../../src/inference/media/resample.js';
 import { analyzeMouth } from '../../src/inference/lipsync/mouth-analysis.js';
+import { concatSamples } from '../../src/inference/separation/stft.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'wav-pcm-test-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -51,13 +52,7 @@ function ffmpegSamples(path: string, maxSec?: number): Float32Array {
 async function collect(pieces: AsyncIterable<Float32Array>): Promise<Float32Array> {
   const parts: Float32Array[] = [];
   for await (const piece of pieces) parts.push(Float32Array.from(piece));
-  const all = new Float32Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    all.set(part, at);
-    at += part.length;
-  }
-  return all;
+  return concatSamples(parts);
 }
 
 /** Signal-to-error ratio of `actual` against `expected`, in dB. */
