@@ -38,19 +38,18 @@ export async function readWavLayout(file: FileHandle, fileSize: number): Promise
 export function parseWavLayout(head: Buffer, fileSize: number): WavLayout | undefined {
   if (head.length < 12 || head.toString('latin1', 0, 4) !== 'RIFF' || head.toString('latin1', 8, 12) !== 'WAVE') return undefined;
   let format: Omit<WavLayout, 'dataOffset' | 'dataBytes'> | undefined;
-  let frameBytes = 0;
   for (let at = 12; at + 8 <= head.length; ) {
     const id = head.toString('latin1', at, at + 4);
     const size = head.readUInt32LE(at + 4);
     const body = at + 8;
     if (id === 'fmt ') {
       if (format || size < 16 || body + size > head.length) return undefined;
-      const parsed = parseFormat(head.subarray(body, body + size));
-      if (!parsed) return undefined;
-      ({ format, frameBytes } = parsed);
+      format = parseFormat(head.subarray(body, body + size));
+      if (!format) return undefined;
     } else if (id === 'data') {
       if (!format) return undefined;
       const available = Math.max(0, Math.min(size, fileSize - body));
+      const frameBytes = format.bytesPerSample * format.channels;
       return { ...format, dataOffset: body, dataBytes: available - (available % frameBytes) };
     }
     // Chunks are padded to an even size.
@@ -59,7 +58,7 @@ export function parseWavLayout(head: Buffer, fileSize: number): WavLayout | unde
   return undefined;
 }
 
-function parseFormat(fmt: Buffer): { format: Omit<WavLayout, 'dataOffset' | 'dataBytes'>; frameBytes: number } | undefined {
+function parseFormat(fmt: Buffer): Omit<WavLayout, 'dataOffset' | 'dataBytes'> | undefined {
   let tag = fmt.readUInt16LE(0);
   const channels = fmt.readUInt16LE(2);
   const sampleRate = fmt.readUInt32LE(4);
@@ -79,8 +78,5 @@ function parseFormat(fmt: Buffer): { format: Omit<WavLayout, 'dataOffset' | 'dat
   if (!encoding) return undefined;
   const allowed = encoding === 'int' ? [1, 2, 3, 4] : [4, 8];
   if (!allowed.includes(bytesPerSample) || blockAlign !== bytesPerSample * channels) return undefined;
-  return {
-    format: { sampleRate, channels, encoding, bytesPerSample: bytesPerSample as WavLayout['bytesPerSample'] },
-    frameBytes: blockAlign,
-  };
+  return { sampleRate, channels, encoding, bytesPerSample: bytesPerSample as WavLayout['bytesPerSample'] };
 }
