@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { createCanvas } from '@napi-rs/canvas';
 import { drawPixelsOver, over, SpanLayer } from '../../src/inference/render/compositor.js';
 import { FrameRenderer } from '../../src/inference/render/frame-renderer.js';
+import { idlePoseFor } from '../../src/inference/avatar/idle-motion.js';
 import { builtIns } from './helpers.js';
 
 /** A premultiplied pixel word from straight RGBA. */
@@ -62,7 +63,12 @@ test('a frame composed into a buffer matches the frame drawn on the canvas, up t
   const mouth = { open: 0.7, width: 0.4, round: 0.2, closed: 0, teeth: 0 };
   for (const def of avatars.values()) {
     const renderer = new FrameRenderer(def);
-    for (const frame of [0, 40, 77]) {
+    // Besides three plain frames, one where the eyes blink and one where they glance (both drawn for the frame).
+    const frames = Array.from({ length: def.fps * 20 }, (_, i) => i);
+    const blink = frames.find((i) => idlePoseFor(def, i).blink > 0.5);
+    const glance = frames.find((i) => idlePoseFor(def, i).blink === 0 && idlePoseFor(def, i).gazeX !== 0);
+    assert.ok(blink !== undefined && glance !== undefined, `${def.id}: a blink and a glance within 20 s`);
+    for (const frame of [0, 40, 77, blink, glance]) {
       const composed = new Uint8Array(def.width * def.height * 4);
       renderer.renderInto(frame, mouth, composed);
       renderer.draw(frame, mouth);

@@ -8,6 +8,7 @@ import type { IdlePose } from '../avatar/idle-motion.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import { applyPartTransform, paintPart, PART_ANCHOR, REST_POSE, STATIC_PARTS, type AvatarGeometry, type AvatarPart } from './avatar-painter.js';
 import type { Box, SpanLayer } from './compositor.js';
+import { headSkinGradient } from './parts/head.js';
 
 /** One cached part: its pixels at frame resolution and the frame pixel where its corner sits at rest. */
 export interface Layer {
@@ -16,6 +17,15 @@ export interface Layer {
   y: number;
   /** Its pixels prepared for composition in TypeScript (made on first use). */
   spans?: SpanLayer;
+}
+
+/** Pixels kept as premultiplied words (see compositor.ts), and the frame pixel where their corner sits at rest. */
+export interface PixelLayer {
+  words: Uint32Array;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
 }
 
 /**
@@ -47,6 +57,8 @@ export class AvatarLayers {
   readonly body: Layer | undefined;
   /** The head's layers per tilt step. */
   private readonly head = new Map<number, Map<AvatarPart, Layer>>();
+  /** The skin's paint per tilt step (see {@link skinPaintAt}), and the rows below the skin's layer it covers. */
+  private readonly skinPaint = new Map<number, { below: number; layer: PixelLayer }>();
 
   constructor(
     private readonly geometry: AvatarGeometry,
@@ -77,6 +89,35 @@ export class AvatarLayers {
       this.head.set(step, layers);
     }
     return layers;
+  }
+
+  /**
+   * The head's skin paint (its gradient, see headSkinGradient) tilted by `tilt`, covering the skin's layer of that
+   * step and `below` frame pixels under it (room for the dropped jaw), as premultiplied words: the colours of the skin
+   * that FrameRenderer fills below the jaw line. Drawn on first use and kept under `step`.
+   */
+  skinPaintAt(step: number, tilt: number, below: number): PixelLayer | undefined {
+    const known = this.skinPaint.get(step);
+    if (known && known.below >= below) return known.layer;
+    const skin = this.headAt(step, tilt).get('headSkin');
+    if (!skin) return undefined;
+    const { scale, originX, originY } = this.placement;
+    const { width } = skin.canvas;
+    const height = skin.canvas.height + below;
+    const canvas = createCanvas(width, height);
+    const ctx = canvas.getContext('2d');
+    ctx.setTransform(scale, 0, 0, scale, originX - skin.x, originY - skin.y);
+    applyPartTransform(ctx, this.geometry, 'head', { ...REST_POSE, headTilt: tilt });
+    const { look, l, skinShadow } = this.geometry;
+    ctx.fillStyle = headSkinGradient(ctx, look, l, skinShadow);
+    // Far past the canvas in the head's space, whatever the tilt: every pixel is painted in full.
+    ctx.fillRect(l.cx - 4 * l.rx, l.cy - 4 * l.ry, 8 * l.rx, 8 * l.ry);
+    const data = canvas.data();
+    const words = new Uint32Array(width * height);
+    new Uint8Array(words.buffer).set(data);
+    const layer = { words, x: skin.x, y: skin.y, width, height };
+    this.skinPaint.set(step, { below, layer });
+    return layer;
   }
 
   /** Paints `part` in `pose` without its offset into a layer covering frame-pixel rectangle `box`. */

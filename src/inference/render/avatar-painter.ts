@@ -61,7 +61,7 @@ export function avatarGeometry(look: AvatarLook): AvatarGeometry {
 }
 
 /** Applies the transform of `anchor` for `pose` to `ctx` (on top of its current transform). */
-export function applyPartTransform(ctx: Ctx, g: AvatarGeometry, anchor: 'head' | 'body', pose: IdlePose): void {
+export function applyPartTransform(ctx: Pick<Ctx, 'translate' | 'rotate'>, g: AvatarGeometry, anchor: 'head' | 'body', pose: IdlePose): void {
   if (anchor === 'head') {
     ctx.translate(g.l.cx + pose.headX, g.pivotY + pose.headY - pose.breath * 1.2);
     ctx.rotate(pose.headTilt);

@@ -21,6 +21,15 @@ export function over(source: number, dest: number): number {
   return (source + ((rb | ga) >>> 0)) >>> 0;
 }
 
+/** Premultiplied `source` at `alpha` (0 to 255) of its strength: every channel times `alpha / 255`, rounded. */
+export function scaled(source: number, alpha: number): number {
+  let rb = (source & 0x00ff00ff) * alpha + 0x00800080;
+  rb = ((rb + ((rb >>> 8) & 0x00ff00ff)) >>> 8) & 0x00ff00ff;
+  let ga = ((source >>> 8) & 0x00ff00ff) * alpha + 0x00800080;
+  ga = (ga + ((ga >>> 8) & 0x00ff00ff)) & 0xff00ff00;
+  return (rb | ga) >>> 0;
+}
+
 /** A picture placed on a frame: its pixels, size and where its top-left corner goes. */
 export interface Placement {
   x: number;

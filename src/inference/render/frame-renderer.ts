@@ -17,10 +17,12 @@ import {
   type AvatarPart,
 } from './avatar-painter.js';
 import { drawBackdrop, drawCover } from './background.js';
-import { jawTop } from './parts/head.js';
-import { MAX_JAW_DROP, mouthGeometry } from './parts/mouth.js';
-import { drawPixelsOver, SpanLayer, type Box } from './compositor.js';
-import { avatarLayers, type AvatarLayers, type Layer } from './avatar-layers.js';
+import { eyesBounds } from './parts/eyes.js';
+import { headOutline, jawTop } from './parts/head.js';
+import { MAX_JAW_DROP, mouthBounds, mouthGeometry } from './parts/mouth.js';
+import { drawPixelsOver, over, scaled, SpanLayer, type Box } from './compositor.js';
+import { avatarLayers, type AvatarLayers, type Layer, type PixelLayer } from './avatar-layers.js';
+import { coverageStride, PathCoverage } from './raster/path-coverage.js';
 import { rgbaToYuv420 } from './yuv420.js';
 import { yuv420Bytes, type RawVideoFormat } from '../media/raw-video.js';
 import type { Ctx } from './layout.js';
@@ -51,14 +53,16 @@ export interface FrameRendererOptions {
 /** What one frame draws: the pose (tilt in whole steps), the mouth, the head's layers and the brow raise. */
 interface FrameState {
   pose: IdlePose;
+  /** The tilt step the head's layers are drawn at (the pose's tilt is this many steps). */
+  step: number;
   mouth: MouthShape;
   headLayers: Map<AvatarPart, Layer>;
   raise: number;
 }
 
 /**
- * The face: the parts {@link FrameRenderer.renderInto} draws on a small canvas each frame (in this
- * order, consecutive in the painting order); the others come from layers composed in TypeScript.
+ * The face: the parts {@link FrameRenderer.renderInto} composes each frame for the mouth and the eyes (in this order,
+ * consecutive in the painting order; see composeFace); the others come from their layers alone.
  */
 const FACE_PARTS: readonly AvatarPart[] = ['headSkin', 'faceDetails', 'brows', 'eyes', 'mouth'];
 /** The parts under the face and over it, composed from their layers. */
@@ -106,11 +110,12 @@ export class FrameRenderer {
   /** The backdrop's pixels, with cached layers (see {@link renderInto}). */
   private readonly backdropWords: Uint32Array | undefined;
   /**
-   * The small canvases the face is drawn on by {@link renderInto}: `[0]` for the jaw and mouth (most frames),
-   * `[1]` for the whole face (the eyes blink or glance). Each grows to the largest size it was needed at; the
-   * whole of it is cleared and read back every frame, so the common case keeps a small one.
+   * The small canvases the mouth and the blinking or glancing eyes are drawn on by {@link renderInto} (see
+   * drawPartPixels). Each grows to the largest size it was needed at; the whole of it is cleared and read back.
    */
-  private readonly faces: (Canvas | undefined)[] = [];
+  private readonly partCanvases = new Map<'eyes' | 'mouth', Canvas>();
+  /** The head's outline, recorded and filled below the jaw line each frame the jaw drops (see drawFaceParts). */
+  private outline: PathCoverage | undefined;
   /** The last frame composed with cached layers (see {@link composeKept}). */
   private kept: KeptFrame | undefined;
   /**
@@ -185,7 +190,7 @@ export class FrameRenderer {
       this.designTransform(ctx, 0, 0);
       paintAvatar(ctx, this.geometry.look, this.snapped(this.poseAt(frameIndex)), mouth);
     } else {
-      for (const part of PART_ORDER) this.drawPart(ctx, part, frame, 0, 0, this);
+      for (const part of PART_ORDER) this.drawPart(ctx, part, frame);
     }
     ctx.setTransform(1, 0, 0, 1, 0, 0);
   }
@@ -193,11 +198,11 @@ export class FrameRenderer {
   /**
    * Draws frame `frameIndex` with `mouth` into `target` (`width × height × 4` bytes, premultiplied
    * RGBA as {@link render} returns them; a slot of shared memory, say). With cached layers and a
-   * backdrop (not `transparent`), the layers are composed in TypeScript (see {@link composeKept}), and
-   * only the jaw and mouth (the whole face while the eyes blink or glance) are drawn on a small
-   * canvas and read back: no full-frame buffer is allocated. Otherwise it draws into {@link canvas}
-   * and copies its pixels. The result equals {@link draw}'s up to rounding (±1) and the anti-aliasing
-   * of the jaw's edge.
+   * backdrop (not `transparent`), the layers are composed in TypeScript (see {@link composeKept}), the
+   * skin below the jaw line is filled there too, and only the mouth (and the eyes while they blink or
+   * glance) are drawn on small canvases and read back: no full-frame buffer is allocated. Otherwise it
+   * draws into {@link canvas} and copies its pixels. The result equals {@link draw}'s up to rounding (±1)
+   * and the anti-aliasing of the jaw's edge (here exact; the canvas's is a few levels off).
    */
   renderInto(frameIndex: number, mouth: MouthShape, target: Uint8Array): void {
     const { width, height } = this;
@@ -272,10 +277,10 @@ export class FrameRenderer {
         // The head moved or tilted: all of it, where it was and where it is now.
         dirty.push(union(last.head, head));
       } else if (last.moving.length === moving.length) {
-        // The jaw and mouth, and the brows, where they were and where they are now.
+        // The jaw and mouth, the brows, and the eyes drawn for the frame, where they were and where they are now.
         dirty.push(...moving.map((box, i) => union(box, last.moving[i]!)));
       } else {
-        // The eyes blink or glance in one of the two frames: the whole face.
+        // The eyes start or stop blinking or glancing: the whole face.
         dirty.push(union(last.face, face));
       }
       if (last.bodyKey !== bodyKey) {
@@ -294,7 +299,7 @@ export class FrameRenderer {
       })),
     ).filter((box) => box.x0 < box.x1 && box.y0 < box.y1);
     const { words } = this.kept;
-    let faceCanvas: FaceCanvas | undefined | null = null;
+    let faceDrawing: FaceDrawing | undefined;
     for (const clip of dirty) {
       for (let y = clip.y0; y < clip.y1; y++) {
         const row = y * width;
@@ -302,7 +307,7 @@ export class FrameRenderer {
       }
       for (const part of UNDER_FACE) this.composeLayer(words, part, frame, clip);
       // The face's canvas is drawn once a frame, for the first box that needs it, and composed within each box.
-      faceCanvas = this.composeFace(words, frame, face, clip, faceCanvas);
+      faceDrawing = this.composeFace(words, frame, face, clip, faceDrawing);
       for (const part of OVER_FACE) this.composeLayer(words, part, frame, clip);
       if (this.yuv) this.yuv.stale.push(clip);
     }
@@ -311,15 +316,21 @@ export class FrameRenderer {
 
   /**
    * The rectangles of `frame` that change with the mouth while the head and body stay put: the face from the jaw
-   * line down (drawn on the face canvas each frame) and the brows (raised with the open mouth); the whole face
-   * box while the eyes blink or glance.
+   * line down (its skin is filled there when the jaw drops, and the mouth drawn), the brows (raised with the open
+   * mouth) and, while they blink or glance, the eyes.
    */
   private movingBoxes(frame: FrameState, face: Box): Box[] {
-    if (!this.eyesFromLayer(frame.pose)) return [face];
     const top = Math.max(face.y0, Math.min(face.y1, this.jawRow(frame.pose)));
-    const jaw = { ...face, y0: top };
+    const boxes = [{ ...face, y0: top }];
     const brows = this.partBox('brows', frame);
-    return brows ? [jaw, brows] : [jaw];
+    if (brows) boxes.push(brows);
+    if (!this.eyesFromLayer(frame.pose)) {
+      const { geometry } = this;
+      const drawn = this.coveredBox(frame.pose, eyesBounds(geometry.look, geometry.l));
+      const layer = this.partBox('eyes', frame);
+      boxes.push(layer ? union(drawn, layer) : drawn);
+    }
+    return boxes;
   }
 
   /** The rectangle the head's parts of `frame` cover (their layers where they are placed, and the face box). */
@@ -353,46 +364,119 @@ export class FrameRenderer {
   }
 
   /**
-   * The face over `words`. Above the jaw line (the whole face while the eyes blink or glance) it is
-   * composed from the layers of the skin, nose and cheeks, brows and open eyes; from there down, the
-   * parts are drawn on the face canvas, the jaw and mouth as vectors, and composed from its pixels.
-   * `box` is the frame's {@link faceBox}; the layers are composed within `clip`, which holds it.
+   * The face over `words`, within `clip` (which holds a part of `box`, the frame's {@link faceBox}), in the painting
+   * order, all of it composed here: the skin from its layer (with the jaw dropped, above the jaw line only: from
+   * there down it is filled, see {@link drawFaceParts}), the nose and cheeks and the brows from their layers, the
+   * eyes from their layer (open, looking ahead) or drawn for the frame, and the mouth drawn for the frame. What is
+   * drawn once a frame (`drawn`, none for the frame's first box) is returned for its next boxes.
    */
-  private composeFace(words: Uint32Array, frame: FrameState, box: Box, clip: Box, drawn: FaceCanvas | undefined | null): FaceCanvas | undefined | null {
-    const jawOnly = this.eyesFromLayer(frame.pose);
-    const top = Math.max(box.y0, Math.min(box.y1, jawOnly ? this.jawRow(frame.pose) : box.y0));
-    const above = { ...clip, y1: Math.min(clip.y1, top) };
-    for (const part of FACE_PARTS) if (part !== 'mouth') this.composeLayer(words, part, frame, above);
-    if (box.y1 <= top || clip.y1 <= top) return drawn;
-    const face = drawn === null ? this.drawFace(frame, box, top, jawOnly) : drawn;
-    if (face) drawPixelsOver(words, this.width, this.height, face.pixels, face.width, face.height, { x: box.x0, y: top }, clip);
+  private composeFace(words: Uint32Array, frame: FrameState, box: Box, clip: Box, drawn: FaceDrawing | undefined): FaceDrawing {
+    const face = drawn ?? this.drawFaceParts(frame, box);
+    const { width, height } = this;
+    if (face.jaw) {
+      this.composeLayer(words, 'headSkin', frame, { ...clip, y1: Math.min(clip.y1, face.jaw.box.y0) });
+      fillCovered(words, width, face.jaw, clip);
+    } else {
+      this.composeLayer(words, 'headSkin', frame, clip);
+    }
+    this.composeLayer(words, 'faceDetails', frame, clip);
+    this.composeLayer(words, 'brows', frame, clip);
+    if (face.eyes) drawPlacedOver(words, width, height, face.eyes, clip);
+    else this.composeLayer(words, 'eyes', frame, clip);
+    if (face.mouth) drawPlacedOver(words, width, height, face.mouth, clip);
     return face;
   }
 
   /**
-   * Draws the face of `frame` from row `top` of `box` down on the face canvas (the jaw and mouth, or the whole
-   * face) and returns its pixels; none when that part of the box is empty.
+   * What {@link composeFace} draws once a frame: with the jaw dropped, the skin from the jaw line down to the bottom
+   * of the face `box`, filled here: the head's outline for the frame's jaw (path-coverage.ts: exact anti-aliased
+   * coverage) coloured from the skin's paint at the frame's tilt (the skin's layer has the jaw closed); the eyes
+   * while they blink or glance; and the mouth. The eyes and mouth are drawn on small canvases of their own size,
+   * transparent around them, and read back (composing them over the layers is the same as drawing them over the
+   * layers, up to rounding).
    */
-  private drawFace(frame: FrameState, box: Box, top: number, jawOnly: boolean): FaceCanvas | undefined {
-    const w = box.x1 - box.x0;
-    const h = box.y1 - top;
-    if (h <= 0 || w <= 0) return undefined;
-    const slot = jawOnly ? 0 : 1;
-    let face = this.faces[slot];
-    if (!face || face.width < w || face.height < h) {
-      face = this.faces[slot] = createCanvas(Math.max(w, face?.width ?? 0), Math.max(h, face?.height ?? 0));
+  private drawFaceParts(frame: FrameState, box: Box): FaceDrawing {
+    const { geometry, width, height } = this;
+    const { pose, mouth } = frame;
+    const shape = mouthGeometry(mouth, geometry.look, geometry.l);
+    const drawing: FaceDrawing = {};
+    if (shape.jawDrop * this.scale >= JAW_REPAINT_PX) {
+      const skin = frame.headLayers.get('headSkin');
+      const top = Math.max(box.y0, Math.min(box.y1, this.jawRow(pose)));
+      const area = { x0: Math.max(0, box.x0), y0: Math.max(0, top), x1: Math.min(width, box.x1), y1: Math.min(height, box.y1) };
+      if (skin && area.x0 < area.x1 && area.y0 < area.y1) {
+        const [dx, dy] = this.layerOffset('headSkin', frame);
+        const below = Math.max(0, area.y1 - (skin.y + dy + skin.canvas.height));
+        const paint = this.layers?.skinPaintAt(frame.step, pose.headTilt, below);
+        if (paint) {
+          const outline = (this.outline ??= new PathCoverage());
+          outline.beginPath();
+          this.designTransform(outline, 0, 0);
+          applyPartTransform(outline, geometry, 'head', pose);
+          headOutline(outline, geometry.look, geometry.l, shape.jawDrop);
+          drawing.jaw = { coverage: outline.coverage(area), box: area, paint, x: paint.x + dx, y: paint.y + dy };
+        }
+      }
+    }
+    if (!this.eyesFromLayer(pose)) drawing.eyes = this.drawPartPixels('eyes', frame, eyesBounds(geometry.look, geometry.l));
+    drawing.mouth = this.drawPartPixels('mouth', frame, mouthBounds(geometry.l, shape));
+    return drawing;
+  }
+
+  /**
+   * `part` of `frame` drawn as vectors on its own canvas, which covers the frame pixels of `bounds` (design pixels in
+   * the head's space, holding all that the part paints), and read back: its pixels and where they go; none when
+   * they lie outside the frame.
+   */
+  private drawPartPixels(part: 'eyes' | 'mouth', frame: FrameState, bounds: Box): PlacedPixels | undefined {
+    const { x0, y0, x1, y1 } = this.coveredBox(frame.pose, bounds);
+    const w = x1 - x0;
+    const h = y1 - y0;
+    if (w <= 0 || h <= 0) return undefined;
+    let canvas = this.partCanvases.get(part);
+    if (!canvas || canvas.width < w || canvas.height < h) {
+      canvas = createCanvas(Math.max(w, canvas?.width ?? 0), Math.max(h, canvas?.height ?? 0));
+      this.partCanvases.set(part, canvas);
     }
     // Read back every frame: without `willReadFrequently` each read after drawing cost about 1 ms (the canvas
     // flushes and copies its surface), several times the drawing itself; with it the pixels are identical.
-    const fctx = face.getContext('2d', { willReadFrequently: true });
-    fctx.setTransform(1, 0, 0, 1, 0, 0);
-    fctx.clearRect(0, 0, face.width, face.height);
-    for (const part of FACE_PARTS) this.drawPart(fctx, part, frame, box.x0, top, face);
-    fctx.setTransform(1, 0, 0, 1, 0, 0);
-    const pixels = face.data();
-    const count = face.width * face.height;
+    const ctx = canvas.getContext('2d', { willReadFrequently: true });
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    this.designTransform(ctx, x0, y0);
+    applyPartTransform(ctx, this.geometry, 'head', frame.pose);
+    paintPart(ctx, this.geometry, part, frame.pose, frame.mouth);
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    const pixels = canvas.data();
+    const count = canvas.width * canvas.height;
     const source = pixels.byteOffset % 4 === 0 ? new Uint32Array(pixels.buffer, pixels.byteOffset, count) : new Uint32Array(new Uint8Array(pixels).buffer);
-    return { pixels: source, width: face.width, height: Math.min(face.height, h) };
+    return { pixels: source, width: canvas.width, height: h, x: x0, y: y0 };
+  }
+
+  /**
+   * The frame pixels (whole, one more on each side for anti-aliasing, within the frame) that design rectangle
+   * `bounds` of the head covers in `pose`: the head's parts are painted with this transform.
+   */
+  private coveredBox(pose: IdlePose, bounds: Box): Box {
+    const { l, pivotY } = this.geometry;
+    const cos = Math.cos(pose.headTilt);
+    const sin = Math.sin(pose.headTilt);
+    const xs: number[] = [];
+    const ys: number[] = [];
+    for (const x of [bounds.x0, bounds.x1]) {
+      for (const y of [bounds.y0, bounds.y1]) {
+        const rx = x - l.cx;
+        const ry = y - pivotY;
+        xs.push(this.originX + (l.cx + pose.headX + rx * cos - ry * sin) * this.scale);
+        ys.push(this.originY + (pivotY + pose.headY - pose.breath * 1.2 + rx * sin + ry * cos) * this.scale);
+      }
+    }
+    return {
+      x0: Math.max(0, Math.floor(Math.min(...xs)) - 1),
+      y0: Math.max(0, Math.floor(Math.min(...ys)) - 1),
+      x1: Math.min(this.width, Math.ceil(Math.max(...xs)) + 1),
+      y1: Math.min(this.height, Math.ceil(Math.max(...ys)) + 1),
+    };
   }
 
   /** Whether the eyes come from their layer (open, looking ahead) in `pose`. */
@@ -438,7 +522,7 @@ export class FrameRenderer {
     const exact = this.snapped(this.poseAt(frameIndex));
     const step = Math.round(exact.headTilt / this.tiltStep);
     const pose = { ...exact, headTilt: step * this.tiltStep };
-    return { pose, mouth, headLayers: this.layers.headAt(step, pose.headTilt), raise: browRaise(mouth) };
+    return { pose, step, mouth, headLayers: this.layers.headAt(step, pose.headTilt), raise: browRaise(mouth) };
   }
 
   /** `part`'s cached layer for `frame` (the body's, or the head's at the frame's tilt); none when it paints nothing. */
@@ -461,12 +545,8 @@ export class FrameRenderer {
     return [Math.round(dx * this.scale), Math.round(dy * this.scale)];
   }
 
-  /**
-   * Draws one part of `frame` into `ctx` (a canvas of `area`'s size), whose pixel (0, 0) is frame pixel (`sx`, `sy`):
-   * from its layer where it has one that fits, else as vectors. A layer placed wholly outside the canvas is not drawn
-   * (the face canvas lies below the brows and eyes most of the time; drawing a canvas's layer costs even there).
-   */
-  private drawPart(ctx: Ctx, part: AvatarPart, frame: FrameState, sx: number, sy: number, area: Size): void {
+  /** Draws one part of `frame` into `ctx` (a canvas of the frame's size): from its layer where it has one that fits, else as vectors. */
+  private drawPart(ctx: Ctx, part: AvatarPart, frame: FrameState): void {
     const { pose, mouth, raise } = frame;
     const layer = this.layerOf(part, frame);
     // Brows only move up with the mouth; eyes have a layer open and looking ahead; the skin's
@@ -476,14 +556,13 @@ export class FrameRenderer {
       : part === 'eyes' ? this.eyesFromLayer(pose)
       : part === 'headSkin' || STATIC_PARTS.includes(part);
     if (layer && part === 'headSkin') {
-      this.drawHeadSkin(ctx, layer, frame, sx, sy, area);
+      this.drawHeadSkin(ctx, layer, frame);
     } else if (layer && fromLayer) {
       const [dx, dy] = this.layerOffset(part, frame);
-      if (!overlaps(layer.x + dx - sx, layer.y + dy - sy, layer.canvas.width, layer.canvas.height, area)) return;
-      ctx.setTransform(1, 0, 0, 1, dx - sx, dy - sy);
+      ctx.setTransform(1, 0, 0, 1, dx, dy);
       ctx.drawImage(layer.canvas, layer.x, layer.y);
     } else if (!fromLayer) {
-      this.designTransform(ctx, sx, sy);
+      this.designTransform(ctx, 0, 0);
       applyPartTransform(ctx, this.geometry, PART_ANCHOR[part], pose);
       paintPart(ctx, this.geometry, part, pose, mouth);
     }
@@ -494,7 +573,7 @@ export class FrameRenderer {
    * jaw line down are painted for this frame's mouth instead: the outline above that line does not
    * depend on the jaw, and painting a part of the head is cheaper than all of it.
    */
-  private drawHeadSkin(ctx: Ctx, layer: Layer, frame: FrameState, sx: number, sy: number, area: Size): void {
+  private drawHeadSkin(ctx: Ctx, layer: Layer, frame: FrameState): void {
     const { geometry } = this;
     const { pose, mouth } = frame;
     const [dx, dy] = this.layerOffset('headSkin', frame);
@@ -503,14 +582,14 @@ export class FrameRenderer {
     const { width, height } = layer.canvas;
     const repaint = mouthGeometry(mouth, geometry.look, geometry.l).jawDrop * this.scale >= JAW_REPAINT_PX;
     const rows = repaint ? Math.max(0, Math.min(height, this.jawRow(pose) - top)) : height;
-    ctx.setTransform(1, 0, 0, 1, -sx, -sy);
-    if (rows > 0 && overlaps(x - sx, top - sy, width, rows, area)) ctx.drawImage(layer.canvas, 0, 0, width, rows, x, top, width, rows);
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    if (rows > 0) ctx.drawImage(layer.canvas, 0, 0, width, rows, x, top, width, rows);
     if (!repaint) return;
     ctx.save();
     ctx.beginPath();
     ctx.rect(0, top + rows, this.width, this.height - top - rows);
     ctx.clip();
-    this.designTransform(ctx, sx, sy);
+    this.designTransform(ctx, 0, 0);
     applyPartTransform(ctx, geometry, 'head', pose);
     paintPart(ctx, geometry, 'headSkin', pose, mouth);
     ctx.restore();
@@ -546,20 +625,9 @@ export class FrameRenderer {
   }
 
   /** Sets `ctx`'s transform to the design square (no pose), for a canvas whose (0, 0) is frame pixel (`sx`, `sy`). */
-  private designTransform(ctx: Ctx, sx: number, sy: number): void {
+  private designTransform(ctx: { setTransform(a: number, b: number, c: number, d: number, e: number, f: number): void }, sx: number, sy: number): void {
     ctx.setTransform(this.scale, 0, 0, this.scale, this.originX - sx, this.originY - sy);
   }
-}
-
-/** A canvas's size in pixels. */
-interface Size {
-  width: number;
-  height: number;
-}
-
-/** Whether the `width × height` rectangle at (`x`, `y`) covers any pixel of a canvas of `area`'s size. */
-function overlaps(x: number, y: number, width: number, height: number, area: Size): boolean {
-  return x < area.width && y < area.height && x + width > 0 && y + height > 0;
 }
 
 /** The smallest rectangle holding `a` and `b`. */
@@ -581,11 +649,66 @@ interface KeptFrame {
   moving: Box[];
 }
 
-/** The face drawn for one frame: the face canvas's pixels (premultiplied words) and how many of them are used. */
-interface FaceCanvas {
+/** Pixels drawn for one frame (premultiplied words, `width` a row, `height` rows used) and the frame pixel of their corner. */
+interface PlacedPixels {
   pixels: Uint32Array;
   width: number;
   height: number;
+  x: number;
+  y: number;
+}
+
+/** Composes `placed` over `words` (a `width × height` frame) within `clip`. */
+function drawPlacedOver(words: Uint32Array, width: number, height: number, placed: PlacedPixels, clip: Box): void {
+  drawPixelsOver(words, width, height, placed.pixels, placed.width, placed.height, { x: placed.x, y: placed.y }, clip);
+}
+
+/** What {@link FrameRenderer.composeFace} draws once a frame: the skin below the jaw line (when the jaw drops), the eyes (when they blink or glance), the mouth. */
+interface FaceDrawing {
+  jaw?: CoveredFill;
+  eyes?: PlacedPixels;
+  mouth?: PlacedPixels;
+}
+
+/** A fill of paint `paint`, placed with its corner at (`x`, `y`), over the covered parts of `box` (`coverage`, rows of coverageStride(box) values). */
+interface CoveredFill {
+  coverage: Float32Array;
+  box: Box;
+  paint: PixelLayer;
+  x: number;
+  y: number;
+}
+
+/**
+ * Fills `fill` over `words` (a frame `width` pixels wide) within `clip`: each pixel of its box takes the paint's
+ * pixel where it is wholly covered, the paint at its coverage over it where partly, and stays as it is elsewhere and
+ * outside the paint.
+ */
+function fillCovered(words: Uint32Array, width: number, fill: CoveredFill, clip: Box): void {
+  const { coverage, box, paint, x, y } = fill;
+  const stride = coverageStride(box);
+  const x0 = Math.max(clip.x0, box.x0, x);
+  const x1 = Math.min(clip.x1, box.x1, x + paint.width);
+  const y0 = Math.max(clip.y0, box.y0, y);
+  const y1 = Math.min(clip.y1, box.y1, y + paint.height);
+  for (let row = y0; row < y1; row++) {
+    const cover = (row - box.y0) * stride - box.x0;
+    const from = (row - y) * paint.width - x;
+    const to = row * width;
+    for (let col = x0; col < x1; ) {
+      const c = coverage[cover + col]!;
+      if (c >= 1) {
+        // A run of wholly covered pixels: copied at once.
+        let end = col + 1;
+        while (end < x1 && coverage[cover + end]! >= 1) end++;
+        words.set(paint.words.subarray(from + col, from + end), to + col);
+        col = end;
+        continue;
+      }
+      if (c > 0) words[to + col] = over(scaled(paint.words[from + col]!, Math.round(c * 255)), words[to + col]!);
+      col++;
+    }
+  }
 }
 
 /** `boxes` with every two that overlap replaced by their union, until none do. */

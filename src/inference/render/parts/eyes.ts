@@ -2,6 +2,18 @@ import type { AvatarLook } from '../../../domain/avatar/look.js';
 import { shade } from '../color.js';
 import type { Ctx, FaceLayout } from '../layout.js';
 
+/**
+ * A rectangle (design pixels, in the head's own space) that holds everything {@link drawEyes} paints for `look`, at
+ * any blink or gaze, strokes and anti-aliasing included: both eyes, their lids' lines above them and the lashes at
+ * their outer corners. The lid and the iris are clipped to the eye.
+ */
+export function eyesBounds(look: AvatarLook, l: FaceLayout): { x0: number; y0: number; x1: number; y1: number } {
+  const { w, h } = eyeSize(look);
+  const reach = l.eyeDx + w + 10;
+  const above = Math.max(h * 1.35, h * 0.58 + 7);
+  return { x0: l.cx - reach, y0: l.eyeY - above - 4, x1: l.cx + reach, y1: l.eyeY + h * 1.25 + 4 };
+}
+
 /** Half-width and half-height of one eye for the look. */
 export function eyeSize(look: AvatarLook): { w: number; h: number } {
   const s = look.eyes.size;

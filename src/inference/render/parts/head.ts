@@ -1,6 +1,7 @@
 import type { AvatarLook } from '../../../domain/avatar/look.js';
 import { mixColor, shade, withAlpha } from '../color.js';
 import type { Ctx, FaceLayout } from '../layout.js';
+import type { PathSink } from '../raster/path-coverage.js';
 
 /** Outline parameters per head shape: upper-corner squareness, jaw width and chin width. */
 const SHAPES: Record<AvatarLook['head']['shape'], { crown: number; jaw: number; chin: number }> = {
@@ -17,11 +18,19 @@ const SHAPES: Record<AvatarLook['head']['shape'], { crown: number; jaw: number; 
  */
 export function drawHead(ctx: Ctx, look: AvatarLook, l: FaceLayout, jawDrop: number, skinShadow: string): void {
   headOutline(ctx, look, l, jawDrop);
+  ctx.fillStyle = headSkinGradient(ctx, look, l, skinShadow);
+  ctx.fill();
+}
+
+/**
+ * The head's skin paint of {@link drawHead}, in the head's own design space (a gradient is placed by the transform
+ * it is filled under): FrameRenderer also fills a layer with it, whose pixels then colour the skin it fills itself.
+ */
+export function headSkinGradient(ctx: Ctx, look: AvatarLook, l: FaceLayout, skinShadow: string): ReturnType<Ctx['createRadialGradient']> {
   const skin = ctx.createRadialGradient(l.cx - l.rx * 0.2, l.cy - l.ry * 0.25, l.rx * 0.6, l.cx, l.cy, l.rx * 1.35);
   skin.addColorStop(0, look.skin.tone);
   skin.addColorStop(1, mixColor(look.skin.tone, skinShadow, 0.45));
-  ctx.fillStyle = skin;
-  ctx.fill();
+  return skin;
 }
 
 /**
@@ -32,8 +41,11 @@ export function jawTop(l: FaceLayout): number {
   return l.cy - l.ry * 0.05;
 }
 
-/** The head outline as a closed path (not filled); `jawDrop` lowers the chin as the mouth opens. */
-export function headOutline(ctx: Ctx, look: AvatarLook, l: FaceLayout, jawDrop: number): void {
+/**
+ * The head outline as a closed path (not filled); `jawDrop` lowers the chin as the mouth opens. Recorded on a canvas
+ * or on any {@link PathSink} (FrameRenderer fills it in TypeScript below the jaw line).
+ */
+export function headOutline(ctx: PathSink, look: AvatarLook, l: FaceLayout, jawDrop: number): void {
   const { crown, jaw, chin } = SHAPES[look.head.shape];
   const { cx, cy, rx, ry } = l;
   const top = cy - ry;

@@ -152,6 +152,19 @@ function teethRow(ctx: Ctx, cx: number, halfWidth: number, top: number, bottom: 
   ctx.stroke();
 }
 
+/**
+ * A rectangle (design pixels, in the head's own space) that holds everything {@link drawMouth} paints for `g`,
+ * strokes and anti-aliasing included: the lips and their corners' creases across, from the upper lip's bow (or the
+ * creases' top) down to the lower lip, the crease under pressed lips or the creases' ends. The teeth and tongue lie
+ * within the opening, which lies within the lips.
+ */
+export function mouthBounds(l: FaceLayout, g: MouthGeometry): { x0: number; y0: number; x1: number; y1: number } {
+  const { halfWidth: hw, cornerY: y } = g;
+  const top = Math.min(g.innerTop, y) - g.upperLip - 2;
+  const bottom = Math.max(Math.max(g.innerBottom, y) + g.lowerLip + 6, y + 5, g.innerBottom + 3);
+  return { x0: l.cx - hw - 9, y0: Math.min(top, y - 3) - 2, x1: l.cx + hw + 9, y1: bottom + 2 };
+}
+
 /** Draws the mouth for `mouth`: lips, inner mouth, tongue and teeth. */
 export function drawMouth(ctx: Ctx, look: AvatarLook, l: FaceLayout, g: MouthGeometry, skinShadow: string): void {
   const cx = l.cx;

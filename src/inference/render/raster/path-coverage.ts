@@ -1,0 +1,224 @@
+/**
+ * Anti-aliased coverage of a filled path, computed in TypeScript: the exact area of each pixel that the path covers
+ * (non-zero winding, for paths whose subpaths do not overlap one another), as a canvas fills it with anti-aliasing.
+ * It lets a frame fill a shape straight into its own pixels instead of drawing on a canvas and reading the canvas
+ * back (see FrameRenderer: the head's outline below the jaw line, painted every frame the jaw drops).
+ *
+ * The path is recorded with the canvas's own calls (the subset {@link PathSink} names, under an affine transform
+ * set with `setTransform`, `translate` and `rotate`), so the code that describes a shape for a canvas describes it
+ * here too. Curves are flattened to lines within {@link FLATNESS} of a pixel; each line adds, in the rows it crosses,
+ * the signed area it leaves to its right in each cell it passes and its whole height to the cells past it (a running
+ * sum along the row then gives each pixel's covered area).
+ */
+import type { Box } from '../compositor.js';
+
+/** The path calls a shape is described with: those of a canvas's 2D context that {@link PathCoverage} records. */
+export interface PathSink {
+  beginPath(): void;
+  moveTo(x: number, y: number): void;
+  lineTo(x: number, y: number): void;
+  quadraticCurveTo(cpx: number, cpy: number, x: number, y: number): void;
+  bezierCurveTo(cp1x: number, cp1y: number, cp2x: number, cp2y: number, x: number, y: number): void;
+  closePath(): void;
+}
+
+/** The length of a row of {@link PathCoverage.coverage}'s values for `box`. */
+export function coverageStride(box: Box): number {
+  return box.x1 - box.x0 + 1;
+}
+
+/** How far (pixels) a flattened curve may stray from the true one. */
+export const FLATNESS = 0.005;
+
+/** A path recorded in pixel space (see the module comment), then turned into coverage with {@link coverage}. */
+export class PathCoverage implements PathSink {
+  /** The transform `[a, b, c, d, e, f]`, as a canvas's: x' = a·x + c·y + e, y' = b·x + d·y + f. */
+  private m = [1, 0, 0, 1, 0, 0];
+  /** The lines of the path, four numbers each (x0, y0, x1, y1), in pixels. */
+  private lines: number[] = [];
+  /** The cells {@link coverage} sums the lines in, and then returns; grown as needed. */
+  private cells = new Float32Array(0);
+  /** The current point and the start of the current subpath, in pixels; NaN before the first moveTo. */
+  private x = NaN;
+  private y = NaN;
+  private startX = NaN;
+  private startY = NaN;
+
+  setTransform(a: number, b: number, c: number, d: number, e: number, f: number): void {
+    this.m = [a, b, c, d, e, f];
+  }
+
+  translate(x: number, y: number): void {
+    const [a, b, c, d, e, f] = this.m as [number, number, number, number, number, number];
+    this.m = [a, b, c, d, e + a * x + c * y, f + b * x + d * y];
+  }
+
+  rotate(angle: number): void {
+    const [a, b, c, d, e, f] = this.m as [number, number, number, number, number, number];
+    const cos = Math.cos(angle);
+    const sin = Math.sin(angle);
+    this.m = [a * cos + c * sin, b * cos + d * sin, c * cos - a * sin, d * cos - b * sin, e, f];
+  }
+
+  beginPath(): void {
+    this.lines.length = 0;
+    this.x = this.y = this.startX = this.startY = NaN;
+  }
+
+  moveTo(x: number, y: number): void {
+    this.closePath();
+    [this.x, this.y] = this.point(x, y);
+    this.startX = this.x;
+    this.startY = this.y;
+  }
+
+  lineTo(x: number, y: number): void {
+    const [px, py] = this.point(x, y);
+    this.line(px, py);
+  }
+
+  quadraticCurveTo(cpx: number, cpy: number, x: number, y: number): void {
+    const [x0, y0] = [this.x, this.y];
+    const [x1, y1] = this.point(cpx, cpy);
+    const [x2, y2] = this.point(x, y);
+    // A quadratic's distance from its chord's polyline of n pieces is at most |P0 − 2P1 + P2| / (4n²).
+    const n = pieces(Math.hypot(x0 - 2 * x1 + x2, y0 - 2 * y1 + y2) / 4);
+    for (let i = 1; i <= n; i++) {
+      const t = i / n;
+      const u = 1 - t;
+      this.line(u * u * x0 + 2 * u * t * x1 + t * t * x2, u * u * y0 + 2 * u * t * y1 + t * t * y2);
+    }
+  }
+
+  bezierCurveTo(cp1x: number, cp1y: number, cp2x: number, cp2y: number, x: number, y: number): void {
+    const [x0, y0] = [this.x, this.y];
+    const [x1, y1] = this.point(cp1x, cp1y);
+    const [x2, y2] = this.point(cp2x, cp2y);
+    const [x3, y3] = this.point(x, y);
+    // A cubic's distance from its polyline of n pieces is at most 3/4 of its largest second difference / n².
+    const dd = Math.max(Math.hypot(x0 - 2 * x1 + x2, y0 - 2 * y1 + y2), Math.hypot(x1 - 2 * x2 + x3, y1 - 2 * y2 + y3));
+    const n = pieces((dd * 3) / 4);
+    for (let i = 1; i <= n; i++) {
+      const t = i / n;
+      const u = 1 - t;
+      const a = u * u * u;
+      const b = 3 * u * u * t;
+      const c = 3 * u * t * t;
+      const d = t * t * t;
+      this.line(a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3);
+    }
+  }
+
+  closePath(): void {
+    if (Number.isNaN(this.startX)) return;
+    this.line(this.startX, this.startY);
+  }
+
+  /**
+   * The covered area (0 to 1) of each pixel of `box` (frame pixels, end exclusive) inside the path, row by row, each
+   * row {@link coverageStride} values long (one more than the box is wide). The path is closed first, as a fill
+   * closes it. The array is this object's own, overwritten by its next call.
+   */
+  coverage(box: Box): Float32Array {
+    this.closePath();
+    const width = box.x1 - box.x0;
+    const height = Math.max(0, box.y1 - box.y0);
+    // One cell more per row than the box: what a line passes on to the cells right of the box's last.
+    const stride = width + 1;
+    if (this.cells.length < stride * height) this.cells = new Float32Array(stride * height);
+    const { cells, lines } = this;
+    cells.fill(0, 0, stride * height);
+    for (let i = 0; i < lines.length; i += 4) {
+      addLine(cells, stride, box, lines[i]!, lines[i + 1]!, lines[i + 2]!, lines[i + 3]!);
+    }
+    for (let row = 0; row < height; row++) {
+      let sum = 0;
+      const end = row * stride + width;
+      for (let i = row * stride; i < end; i++) {
+        sum += cells[i]!;
+        const area = sum < 0 ? -sum : sum;
+        cells[i] = area > 1 ? 1 : area;
+      }
+    }
+    return cells;
+  }
+
+  /** A point of the path's space in pixels. */
+  private point(x: number, y: number): [number, number] {
+    const [a, b, c, d, e, f] = this.m as [number, number, number, number, number, number];
+    return [a * x + c * y + e, b * x + d * y + f];
+  }
+
+  /** A line from the current point to (`x`, `y`) (pixels), which becomes the current point. */
+  private line(x: number, y: number): void {
+    if (Number.isNaN(this.x)) {
+      // A line with no current point starts a subpath there, as on a canvas.
+      this.x = this.startX = x;
+      this.y = this.startY = y;
+      return;
+    }
+    if (this.y !== y) this.lines.push(this.x, this.y, x, y);
+    this.x = x;
+    this.y = y;
+  }
+}
+
+/** Lines a curve is cut into for a deviation bound of `reach / n²`: within {@link FLATNESS}, at least 1, at most 1000. */
+function pieces(reach: number): number {
+  return Math.min(1000, Math.max(1, Math.ceil(Math.sqrt(reach / FLATNESS))));
+}
+
+/**
+ * Adds line (`x0`, `y0`) → (`x1`, `y1`) (pixels) to `cells` (rows of `stride` cells covering `box`, plus one): in each
+ * row of the box it crosses, its height there (signed: + downwards) split over the cells it passes in proportion to
+ * the part of it in each, as the area right of it in that cell and the rest to the next cell. A part left of the box
+ * counts in its first cell (all of it lies right of that part); a part right of the box adds nothing inside it.
+ */
+function addLine(cells: Float32Array, stride: number, box: Box, x0: number, y0: number, x1: number, y1: number): void {
+  const sign = y1 > y0 ? 1 : -1;
+  if (y1 < y0) [x0, y0, x1, y1] = [x1, y1, x0, y0];
+  const top = Math.max(y0, box.y0);
+  const bottom = Math.min(y1, box.y1);
+  if (top >= bottom) return;
+  const slope = (x1 - x0) / (y1 - y0);
+  for (let row = Math.floor(top); row < bottom; row++) {
+    const ya = Math.max(top, row);
+    const yb = Math.min(bottom, row + 1);
+    if (yb <= ya) continue;
+    const xa = x0 + (ya - y0) * slope;
+    const xb = x0 + (yb - y0) * slope;
+    addRowPiece(cells, (row - box.y0) * stride, stride, box.x0, xa, xb, sign * (yb - ya));
+  }
+}
+
+/** One row's part of a line, from `xa` to `xb` (pixels), `height` high (signed), into the row at `base`. */
+function addRowPiece(cells: Float32Array, base: number, stride: number, x0: number, xa: number, xb: number, height: number): void {
+  const lo = Math.min(xa, xb);
+  const hi = Math.max(xa, xb);
+  const first = Math.floor(lo);
+  if (hi - lo < 1e-9 || Math.ceil(hi) - first <= 1) {
+    addCell(cells, base, stride, first - x0, height, (xa + xb) / 2 - first);
+    return;
+  }
+  for (let cell = first; cell < hi; cell++) {
+    const from = Math.max(lo, cell);
+    const to = Math.min(hi, cell + 1);
+    if (to <= from) continue;
+    addCell(cells, base, stride, cell - x0, (height * (to - from)) / (hi - lo), (from + to) / 2 - cell);
+  }
+}
+
+/**
+ * A piece of a line `height` high (signed) whose mean x lies `offset` (0 to 1) into cell `col` of the row at `base`:
+ * the area right of it (`1 − offset` of its height) in that cell, the rest in the next, so that every cell from there
+ * on sums to its whole height.
+ */
+function addCell(cells: Float32Array, base: number, stride: number, col: number, height: number, offset: number): void {
+  if (col < 0) {
+    cells[base]! += height;
+    return;
+  }
+  if (col >= stride) return;
+  cells[base + col]! += height * (1 - offset);
+  if (col + 1 < stride) cells[base + col + 1]! += height * offset;
+}
