@@ -16,6 +16,7 @@ import { resolveMediaBinaries, type MediaBinaries } from '../../src/inference/me
 import { openVideoEncoder, videoEncoderArgs } from '../../src/inference/media/encode-video.js';
 import { rawFrameBytes, yuv420Bytes } from '../../src/inference/media/raw-video.js';
 import { FrameRenderer } from '../../src/inference/render/frame-renderer.js';
+import { idlePoseFor } from '../../src/inference/avatar/idle-motion.js';
 import { rgbaToYuv420 } from '../../src/inference/render/yuv420.js';
 import type { MouthShape } from '../../src/inference/lipsync/mouth.js';
 import { builtIns } from './helpers.js';
@@ -103,8 +104,14 @@ test('a renderer converting only what changed draws exactly what a fresh rendere
     const incremental = new FrameRenderer({ ...def, ...size });
     const yuv = new Uint8Array(yuv420Bytes(size.width, size.height));
     const rgba = new Uint8Array(size.width * size.height * 4);
-    // 60 frames in order (head and body move, the eyes blink), then jumps back and forth.
-    const order = [...Array.from({ length: 60 }, (_, i) => i), 240, 3, 4, 1000, 59];
+    // 60 frames in order (head and body move, the eyes blink), 12 in order into and out of a glance and of a blink
+    // (the eyes are drawn for those frames), then jumps back and forth.
+    const poses = Array.from({ length: 600 }, (_, i) => idlePoseFor({ ...def, ...size }, i));
+    const glance = poses.findIndex((pose, i) => i > 6 && pose.blink === 0 && pose.gazeX !== 0);
+    const blink = poses.findIndex((pose, i) => i > 60 && pose.blink > 0);
+    assert.ok(glance > 0 && blink > 0, `${def.id}: a glance and a blink within 24 s`);
+    const around = (at: number) => Array.from({ length: 12 }, (_, i) => at - 6 + i);
+    const order = [...Array.from({ length: 60 }, (_, i) => i), ...around(glance), ...around(blink), 240, 3, 4, 1000, 59];
     for (const index of order) {
       incremental.renderYuv420Into(index, mouthAt(index), yuv);
       const fresh = new FrameRenderer({ ...def, ...size }).render(index, mouthAt(index));

@@ -23,6 +23,7 @@ import { MAX_JAW_DROP, mouthBounds, mouthGeometry } from './parts/mouth.js';
 import { drawPixelsOver, over, scaled, SpanLayer, type Box } from './compositor.js';
 import { avatarLayers, type AvatarLayers, type Layer, type PixelLayer } from './avatar-layers.js';
 import { coverageStride, PathCoverage } from './raster/path-coverage.js';
+import { changedBoxes, type RowSpans } from './raster/span-changes.js';
 import { rgbaToYuv420 } from './yuv420.js';
 import { yuv420Bytes, type RawVideoFormat } from '../media/raw-video.js';
 import type { Ctx } from './layout.js';
@@ -266,30 +267,29 @@ export class FrameRenderer {
     const face = this.faceBox(frame);
     const head = this.headBox(frame, face);
     const body = this.partBox('body', frame);
-    const moving = this.movingBoxes(frame, face);
+    // The jaw's skin, the mouth and the eyes are drawn first: where they lie tells what changed.
+    const drawing = this.drawFaceParts(frame, face);
+    const moving = this.movingParts(frame, drawing);
     let dirty: Box[] = [];
     if (!this.kept) {
       dirty = [{ x0: 0, y0: 0, x1: width, y1: height }];
-      this.kept = { words: new Uint32Array(width * height), headKey, bodyKey, face, head, body, moving };
+      this.kept = { words: new Uint32Array(width * height), headKey, bodyKey, head, body, moving };
     } else {
       const last = this.kept;
       if (last.headKey !== headKey) {
         // The head moved or tilted: all of it, where it was and where it is now.
         dirty.push(union(last.head, head));
-      } else if (last.moving.length === moving.length) {
-        // The jaw and mouth, the brows, and the eyes drawn for the frame, where they were and where they are now.
-        dirty.push(...moving.map((box, i) => union(box, last.moving[i]!)));
       } else {
-        // The eyes start or stop blinking or glancing: the whole face.
-        dirty.push(union(last.face, face));
+        // Only what moves with the mouth and the eyes, where it was and where it is now.
+        dirty.push(...this.changedParts(last.moving, moving));
       }
       if (last.bodyKey !== bodyKey) {
         if (last.body) dirty.push(last.body);
         if (body) dirty.push(body);
       }
-      Object.assign(last, { headKey, bodyKey, face, head, body, moving });
+      Object.assign(last, { headKey, bodyKey, head, body, moving });
     }
-    // Even edges (each chroma sample of yuv420p covers 2×2 pixels), within the frame; boxes that overlap merged.
+    // Even edges (each chroma sample of yuv420p covers 2×2 pixels), within the frame; boxes that overlap made disjoint.
     dirty = disjoint(
       dirty.map((box) => ({
         x0: Math.max(0, box.x0 & ~1),
@@ -298,16 +298,15 @@ export class FrameRenderer {
         y1: Math.min(height, box.y1 + (box.y1 & 1)),
       })),
     ).filter((box) => box.x0 < box.x1 && box.y0 < box.y1);
+
     const { words } = this.kept;
-    let faceDrawing: FaceDrawing | undefined;
     for (const clip of dirty) {
       for (let y = clip.y0; y < clip.y1; y++) {
         const row = y * width;
         words.set(this.backdropWords.subarray(row + clip.x0, row + clip.x1), row + clip.x0);
       }
       for (const part of UNDER_FACE) this.composeLayer(words, part, frame, clip);
-      // The face's canvas is drawn once a frame, for the first box that needs it, and composed within each box.
-      faceDrawing = this.composeFace(words, frame, face, clip, faceDrawing);
+      this.composeFace(words, frame, drawing, clip);
       for (const part of OVER_FACE) this.composeLayer(words, part, frame, clip);
       if (this.yuv) this.yuv.stale.push(clip);
     }
@@ -315,21 +314,43 @@ export class FrameRenderer {
   }
 
   /**
-   * The rectangles of `frame` that change with the mouth while the head and body stay put: the face from the jaw
-   * line down (its skin is filled there when the jaw drops, and the mouth drawn), the brows (raised with the open
-   * mouth) and, while they blink or glance, the eyes.
+   * Where the parts of `frame` that change with the mouth and the eyes lie while the head stays put (see
+   * {@link changedParts}): the skin below the jaw line (its rows' spans), the mouth, the brows (raised with the open
+   * mouth) and, while they blink or glance, the eyes (their layer's rectangle and that of the eyes drawn).
    */
-  private movingBoxes(frame: FrameState, face: Box): Box[] {
-    const top = Math.max(face.y0, Math.min(face.y1, this.jawRow(frame.pose)));
-    const boxes = [{ ...face, y0: top }];
-    const brows = this.partBox('brows', frame);
-    if (brows) boxes.push(brows);
-    if (!this.eyesFromLayer(frame.pose)) {
-      const { geometry } = this;
-      const drawn = this.coveredBox(frame.pose, eyesBounds(geometry.look, geometry.l));
-      const layer = this.partBox('eyes', frame);
-      boxes.push(layer ? union(drawn, layer) : drawn);
+  private movingParts(frame: FrameState, drawing: FaceDrawing): MovingParts {
+    const { jaw, mouth, eyes } = drawing;
+    const { geometry } = this;
+    const eyesBox = eyes && union(eyes.box, this.partBox('eyes', frame) ?? eyes.box);
+    return {
+      jaw: jaw && { box: jaw.box, y0: jaw.box.y0, spans: jaw.spans.slice(0, 4 * (jaw.box.y1 - jaw.box.y0)) },
+      mouth: mouth?.box,
+      brows: this.partBox('brows', frame),
+      eyes: eyesBox ?? (this.eyesFromLayer(frame.pose) ? undefined : this.coveredBox(frame.pose, eyesBounds(geometry.look, geometry.l))),
+    };
+  }
+
+  /**
+   * The rectangles where a frame whose head lies where the last frame's did differs from it: the skin's edge where
+   * the jaw's outline moved (in strips of rows, see span-changes.ts), the mouth, brows and drawn eyes where they
+   * were and where they are.
+   */
+  private changedParts(last: MovingParts, now: MovingParts): Box[] {
+    const boxes: Box[] = [];
+    const both = (a: Box | undefined, b: Box | undefined) => {
+      const box = a && b ? union(a, b) : (a ?? b);
+      if (box) boxes.push(box);
+    };
+    if (last.jaw && now.jaw) {
+      // Strips of about 8 design pixels, whole chroma rows.
+      const strip = 2 * Math.max(4, Math.round(4 * this.scale));
+      boxes.push(...changedBoxes(last.jaw, now.jaw, strip));
+    } else {
+      both(last.jaw?.box, now.jaw?.box);
     }
+    both(last.mouth, now.mouth);
+    both(last.brows, now.brows);
+    both(last.eyes, now.eyes);
     return boxes;
   }
 
@@ -364,14 +385,12 @@ export class FrameRenderer {
   }
 
   /**
-   * The face over `words`, within `clip` (which holds a part of `box`, the frame's {@link faceBox}), in the painting
-   * order, all of it composed here: the skin from its layer (with the jaw dropped, above the jaw line only: from
-   * there down it is filled, see {@link drawFaceParts}), the nose and cheeks and the brows from their layers, the
-   * eyes from their layer (open, looking ahead) or drawn for the frame, and the mouth drawn for the frame. What is
-   * drawn once a frame (`drawn`, none for the frame's first box) is returned for its next boxes.
+   * The face over `words`, within `clip`, in the painting order: the skin from its layer (above the jaw line only:
+   * from there down it is filled, see {@link drawFaceParts}), the nose and cheeks and the brows from their layers,
+   * the eyes from their layer (open, looking ahead) or as drawn for the frame, and the mouth as drawn for the frame
+   * (`face`, drawn once a frame and composed within each of its boxes).
    */
-  private composeFace(words: Uint32Array, frame: FrameState, box: Box, clip: Box, drawn: FaceDrawing | undefined): FaceDrawing {
-    const face = drawn ?? this.drawFaceParts(frame, box);
+  private composeFace(words: Uint32Array, frame: FrameState, face: FaceDrawing, clip: Box): void {
     const { width, height } = this;
     if (face.jaw) {
       this.composeLayer(words, 'headSkin', frame, { ...clip, y1: Math.min(clip.y1, face.jaw.box.y0) });
@@ -384,38 +403,45 @@ export class FrameRenderer {
     if (face.eyes) drawPlacedOver(words, width, height, face.eyes, clip);
     else this.composeLayer(words, 'eyes', frame, clip);
     if (face.mouth) drawPlacedOver(words, width, height, face.mouth, clip);
-    return face;
   }
 
   /**
-   * What {@link composeFace} draws once a frame: with the jaw dropped, the skin from the jaw line down to the bottom
-   * of the face `box`, filled here: the head's outline for the frame's jaw (path-coverage.ts: exact anti-aliased
-   * coverage) coloured from the skin's paint at the frame's tilt (the skin's layer has the jaw closed); the eyes
-   * while they blink or glance; and the mouth. The eyes and mouth are drawn on small canvases of their own size,
-   * transparent around them, and read back (composing them over the layers is the same as drawing them over the
-   * layers, up to rounding).
+   * What {@link composeFace} draws once a frame: the skin from the jaw line down to the bottom of the face `box`,
+   * filled here: the head's outline for the frame's jaw (path-coverage.ts: exact anti-aliased coverage) coloured
+   * from the skin's paint at the frame's tilt (the skin's layer has the jaw closed, and its edge is the canvas's
+   * anti-aliasing: the fill is used even with the jaw closed, so that the edge stays the same from frame to frame);
+   * the eyes while they blink or glance; and the mouth. The eyes and mouth are drawn on small canvases of their own
+   * size, transparent around them, and read back (composing them over the layers is the same as drawing them over
+   * the layers, up to rounding).
    */
   private drawFaceParts(frame: FrameState, box: Box): FaceDrawing {
     const { geometry, width, height } = this;
     const { pose, mouth } = frame;
     const shape = mouthGeometry(mouth, geometry.look, geometry.l);
     const drawing: FaceDrawing = {};
-    if (shape.jawDrop * this.scale >= JAW_REPAINT_PX) {
-      const skin = frame.headLayers.get('headSkin');
-      const top = Math.max(box.y0, Math.min(box.y1, this.jawRow(pose)));
-      const area = { x0: Math.max(0, box.x0), y0: Math.max(0, top), x1: Math.min(width, box.x1), y1: Math.min(height, box.y1) };
-      if (skin && area.x0 < area.x1 && area.y0 < area.y1) {
-        const [dx, dy] = this.layerOffset('headSkin', frame);
-        const below = Math.max(0, area.y1 - (skin.y + dy + skin.canvas.height));
-        const paint = this.layers?.skinPaintAt(frame.step, pose.headTilt, below);
-        if (paint) {
-          const outline = (this.outline ??= new PathCoverage());
-          outline.beginPath();
-          this.designTransform(outline, 0, 0);
-          applyPartTransform(outline, geometry, 'head', pose);
-          headOutline(outline, geometry.look, geometry.l, shape.jawDrop);
-          drawing.jaw = { coverage: outline.coverage(area), box: area, paint, x: paint.x + dx, y: paint.y + dy };
-        }
+    const skin = frame.headLayers.get('headSkin');
+    const top = Math.max(box.y0, Math.min(box.y1, this.jawRow(pose)));
+    const outline = (this.outline ??= new PathCoverage());
+    outline.beginPath();
+    this.designTransform(outline, 0, 0);
+    applyPartTransform(outline, geometry, 'head', pose);
+    headOutline(outline, geometry.look, geometry.l, shape.jawDrop);
+    // From the jaw line down, within the face box and the frame, where the outline reaches.
+    const reach = outline.bounds() ?? box;
+    const area = {
+      x0: Math.max(0, box.x0, reach.x0),
+      y0: Math.max(0, top),
+      x1: Math.min(width, box.x1, reach.x1),
+      y1: Math.min(height, box.y1, reach.y1),
+    };
+    if (skin && area.x0 < area.x1 && area.y0 < area.y1) {
+      const [dx, dy] = this.layerOffset('headSkin', frame);
+      // Room for the jaw at its lowest (the face box's), so that the paint is drawn once per tilt step.
+      const below = Math.max(0, Math.min(height, box.y1) - (skin.y + dy + skin.canvas.height));
+      const paint = this.layers?.skinPaintAt(frame.step, pose.headTilt, below);
+      if (paint) {
+        const coverage = outline.coverage(area);
+        drawing.jaw = { coverage, spans: outline.rowSpans(), box: area, paint, x: paint.x + dx, y: paint.y + dy };
       }
     }
     if (!this.eyesFromLayer(pose)) drawing.eyes = this.drawPartPixels('eyes', frame, eyesBounds(geometry.look, geometry.l));
@@ -450,7 +476,7 @@ export class FrameRenderer {
     const pixels = canvas.data();
     const count = canvas.width * canvas.height;
     const source = pixels.byteOffset % 4 === 0 ? new Uint32Array(pixels.buffer, pixels.byteOffset, count) : new Uint32Array(new Uint8Array(pixels).buffer);
-    return { pixels: source, width: canvas.width, height: h, x: x0, y: y0 };
+    return { pixels: source, width: canvas.width, height: h, x: x0, y: y0, box: { x0, y0, x1, y1 } };
   }
 
   /**
@@ -635,27 +661,40 @@ function union(a: Box, b: Box): Box {
   return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
 }
 
-/** The frame {@link FrameRenderer} keeps between calls: its pixels, the placement key of its layers, and where its face and avatar lie. */
+/** The frame {@link FrameRenderer} keeps between calls: its pixels, the placement key of its layers, and where its avatar and moving parts lie. */
 interface KeptFrame {
   words: Uint32Array;
   /** The placement of the head's layers (offset and tilt step), and of the body's. */
   headKey: string;
   bodyKey: string;
-  face: Box;
   /** Where the head's parts and the body lie (see {@link FrameRenderer.headBox}). */
   head: Box;
   body: Box | undefined;
-  /** Its {@link FrameRenderer.movingBoxes}. */
-  moving: Box[];
+  /** Its {@link FrameRenderer.movingParts}. */
+  moving: MovingParts;
 }
 
-/** Pixels drawn for one frame (premultiplied words, `width` a row, `height` rows used) and the frame pixel of their corner. */
+/**
+ * Pixels drawn for one frame (premultiplied words, `width` a row, `height` rows used), the frame pixel of their
+ * corner, and the frame rectangle that holds what was drawn.
+ */
 interface PlacedPixels {
   pixels: Uint32Array;
   width: number;
   height: number;
   x: number;
   y: number;
+  box: Box;
+}
+
+/** Where the parts that change with the mouth and the eyes lie in one frame (see FrameRenderer.movingParts). */
+interface MovingParts {
+  /** The skin filled below the jaw line: its box and the spans of its rows (see PathCoverage.rowSpans). */
+  jaw: (RowSpans & { box: Box }) | undefined;
+  mouth: Box | undefined;
+  brows: Box | undefined;
+  /** While the eyes are drawn (blinking or glancing). */
+  eyes: Box | undefined;
 }
 
 /** Composes `placed` over `words` (a `width × height` frame) within `clip`. */
@@ -663,7 +702,7 @@ function drawPlacedOver(words: Uint32Array, width: number, height: number, place
   drawPixelsOver(words, width, height, placed.pixels, placed.width, placed.height, { x: placed.x, y: placed.y }, clip);
 }
 
-/** What {@link FrameRenderer.composeFace} draws once a frame: the skin below the jaw line (when the jaw drops), the eyes (when they blink or glance), the mouth. */
+/** What {@link FrameRenderer.composeFace} draws once a frame: the skin below the jaw line, the eyes (when they blink or glance), the mouth. */
 interface FaceDrawing {
   jaw?: CoveredFill;
   eyes?: PlacedPixels;
@@ -673,6 +712,8 @@ interface FaceDrawing {
 /** A fill of paint `paint`, placed with its corner at (`x`, `y`), over the covered parts of `box` (`coverage`, rows of coverageStride(box) values). */
 interface CoveredFill {
   coverage: Float32Array;
+  /** Where the fill covers each row of `box` (see PathCoverage.rowSpans). */
+  spans: Int32Array;
   box: Box;
   paint: PixelLayer;
   x: number;
@@ -711,19 +752,52 @@ function fillCovered(words: Uint32Array, width: number, fill: CoveredFill, clip:
   }
 }
 
-/** `boxes` with every two that overlap replaced by their union, until none do. */
+/**
+ * `boxes` as rectangles that do not overlap and cover the same pixels, or a few more: two whose union adds at most
+ * {@link MERGE_WASTE} pixels to theirs become their union, until none do, and the parts of each that earlier ones
+ * cover are cut away. Fewer boxes save each one's fixed cost; no overlaps, drawing pixels twice.
+ */
 function disjoint(boxes: Box[]): Box[] {
-  const out = [...boxes];
-  for (let i = 0; i < out.length; i++) {
-    for (let j = i + 1; j < out.length; j++) {
-      const a = out[i]!;
-      const b = out[j]!;
-      if (a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1) {
-        out[i] = union(a, b);
-        out.splice(j, 1);
-        j = i; // the union may now overlap a box already passed
+  const merged = [...boxes];
+  for (let i = 0; i < merged.length; i++) {
+    for (let j = i + 1; j < merged.length; j++) {
+      const a = merged[i]!;
+      const b = merged[j]!;
+      const both = union(a, b);
+      const common = area({ x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) });
+      if (area(both) - (area(a) + area(b) - common) <= MERGE_WASTE) {
+        merged[i] = both;
+        merged.splice(j, 1);
+        j = i; // the union may now lie close to a box already passed
       }
     }
   }
+  const out: Box[] = [];
+  for (const box of merged) {
+    let pieces = [box];
+    for (const earlier of out) pieces = pieces.flatMap((piece) => cut(piece, earlier));
+    out.push(...pieces);
+  }
   return out;
+}
+
+/** Pixels a union of two boxes may add to theirs to be drawn as one (a box costs about as much as this many pixels). */
+const MERGE_WASTE = 256;
+
+/** The pixels of a rectangle (none when it is empty). */
+function area(box: Box): number {
+  return Math.max(0, box.x1 - box.x0) * Math.max(0, box.y1 - box.y0);
+}
+
+/** `box` less `hole`: up to four rectangles (the bands above and below the hole, and beside it). */
+function cut(box: Box, hole: Box): Box[] {
+  if (hole.x0 >= box.x1 || box.x0 >= hole.x1 || hole.y0 >= box.y1 || box.y0 >= hole.y1) return [box];
+  const pieces: Box[] = [];
+  if (box.y0 < hole.y0) pieces.push({ ...box, y1: hole.y0 });
+  if (hole.y1 < box.y1) pieces.push({ ...box, y0: hole.y1 });
+  const y0 = Math.max(box.y0, hole.y0);
+  const y1 = Math.min(box.y1, hole.y1);
+  if (box.x0 < hole.x0) pieces.push({ x0: box.x0, y0, x1: hole.x0, y1 });
+  if (hole.x1 < box.x1) pieces.push({ x0: hole.x1, y0, x1: box.x1, y1 });
+  return pieces;
 }

@@ -38,6 +38,8 @@ export class PathCoverage implements PathSink {
   private lines: number[] = [];
   /** The cells {@link coverage} sums the lines in, and then returns; grown as needed. */
   private cells = new Float32Array(0);
+  /** Per row of the last {@link coverage}, where the path covers it (see {@link rowSpans}). */
+  private spans = new Int32Array(0);
   /** The current point and the start of the current subpath, in pixels; NaN before the first moveTo. */
   private x = NaN;
   private y = NaN;
@@ -115,6 +117,26 @@ export class PathCoverage implements PathSink {
   }
 
   /**
+   * The whole pixels the path's lines reach (none before any line), one more on each side: no pixel outside them is
+   * covered.
+   */
+  bounds(): Box | undefined {
+    const { lines } = this;
+    let x0 = Infinity;
+    let y0 = Infinity;
+    let x1 = -Infinity;
+    let y1 = -Infinity;
+    for (let i = 0; i < lines.length; i += 2) {
+      x0 = Math.min(x0, lines[i]!);
+      x1 = Math.max(x1, lines[i]!);
+      y0 = Math.min(y0, lines[i + 1]!);
+      y1 = Math.max(y1, lines[i + 1]!);
+    }
+    if (x0 > x1) return undefined;
+    return { x0: Math.floor(x0) - 1, y0: Math.floor(y0) - 1, x1: Math.ceil(x1) + 1, y1: Math.ceil(y1) + 1 };
+  }
+
+  /**
    * The covered area (0 to 1) of each pixel of `box` (frame pixels, end exclusive) inside the path, row by row, each
    * row {@link coverageStride} values long (one more than the box is wide). The path is closed first, as a fill
    * closes it. The array is this object's own, overwritten by its next call.
@@ -131,16 +153,53 @@ export class PathCoverage implements PathSink {
     for (let i = 0; i < lines.length; i += 4) {
       addLine(cells, stride, box, lines[i]!, lines[i + 1]!, lines[i + 2]!, lines[i + 3]!);
     }
+    if (this.spans.length < 4 * height) this.spans = new Int32Array(4 * height);
+    const { spans } = this;
     for (let row = 0; row < height; row++) {
+      const start = row * stride;
+      const end = start + width;
       let sum = 0;
-      const end = row * stride + width;
-      for (let i = row * stride; i < end; i++) {
+      let full = 0;
+      for (let i = start; i < end; i++) {
         sum += cells[i]!;
         const area = sum < 0 ? -sum : sum;
-        cells[i] = area > 1 ? 1 : area;
+        // Float sums of a wholly covered (or empty) pixel's pieces land a hair off 1 (or 0).
+        const value = area > 0.9999 ? 1 : area < 0.0001 ? 0 : area;
+        cells[i] = value;
+        if (value === 1) full++;
+      }
+      // Where the row is covered (`first` to `last`) and wholly (`fullFirst` to `fullLast`), scanned from its ends.
+      let first = start;
+      while (first < end && cells[first] === 0) first++;
+      const at = row * 4;
+      const x = box.x0 - start;
+      if (first === end) {
+        spans[at] = spans[at + 1] = spans[at + 2] = spans[at + 3] = box.x0;
+        continue;
+      }
+      let last = end - 1;
+      while (cells[last] === 0) last--;
+      let fullFirst = first;
+      while (fullFirst <= last && cells[fullFirst] !== 1) fullFirst++;
+      let fullLast = last;
+      while (fullLast >= fullFirst && cells[fullLast] !== 1) fullLast--;
+      if (fullFirst <= fullLast && full === fullLast - fullFirst + 1) {
+        spans.set([x + first, x + fullFirst, x + fullLast + 1, x + last + 1], at);
+      } else {
+        // No wholly covered pixel, or more than one run of them: nothing in the row is known to be full.
+        spans.set([x + first, x + first, x + first, x + last + 1], at);
       }
     }
     return cells;
+  }
+
+  /**
+   * What the last {@link coverage} found in each row of its box, four columns (frame pixels) a row: `[a, b, c, d]`,
+   * the pixels from `a` to `d` (end exclusive) are covered and those from `b` to `c` wholly so (every one of them);
+   * `a === d` in a row the path does not reach. The array is this object's own, overwritten by the next call.
+   */
+  rowSpans(): Int32Array {
+    return this.spans;
   }
 
   /** A point of the path's space in pixels. */
