@@ -79,13 +79,14 @@ const JAW_REPAINT_PX = 0.25;
 /**
  * How far one step of the head tilt moves the crown, in frame pixels, with cached layers. Bitmaps placed with a
  * rotation are several times slower to draw than ones only moved, so the head's layers are drawn once per tilt step
- * (lazily, as the motion reaches it) and the whole head, vectors included, tilts in these steps. Half a pixel at the
- * crown (the tilt is then at most a quarter of a pixel off there) is 0.0023–0.0026 rad at 512×512 for the built-in
- * avatars and 0.0011–0.0012 at 1920×1080: their head's layers then change on 22–30 % of the frames at 512×512 and
- * 31–41 % at 1280×720, against 45–60 % with the 0.001 rad step used before, and a frame where they change costs
- * about half as much again to draw as one where only the mouth moves.
+ * (lazily, as the motion reaches it) and the whole head, vectors included, tilts in these steps. A frame where the
+ * head's layers change recomposes the whole head (a frame where only the mouth moves, its edges), so these steps
+ * set much of the drawing's cost. One pixel at the crown, as the head's own motion moves in whole pixels (the tilt
+ * is then at most half a pixel off there, less below): 0.0046–0.0052 rad at 512×512 for the built-in avatars,
+ * 0.0022–0.0024 at 1920×1080. Over 20 s the head's layers then change (tilted or moved) on 13–19 % of the frames at
+ * 512×512, 20–26 % at 1280×720 and 28–38 % at 1920×1080, against 22–30 %, 31–40 % and 43–56 % with half a pixel.
  */
-const TILT_STEP_PX = 0.5;
+const TILT_STEP_PX = 1;
 
 /**
  * Draws the frames of one avatar into one reusable canvas. The background is composed once at
