@@ -3,7 +3,7 @@ import { createCanvas, type Canvas, type Image } from '@napi-rs/canvas';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import { lookOf } from '../../domain/avatar/definition.js';
 import { idlePoseFor, type IdlePose } from '../avatar/idle-motion.js';
-import type { MouthShape } from '../lipsync/mouth.js';
+import { MOUTH_KEYS, type MouthShape } from '../lipsync/mouth.js';
 import {
   applyPartTransform,
   avatarGeometry,
@@ -116,6 +116,8 @@ export class FrameRenderer {
    * drawPartPixels). Each grows to the largest size it was needed at; the whole of it is cleared and read back.
    */
   private readonly partCanvases = new Map<'eyes' | 'mouth', Canvas>();
+  /** What {@link drawPartPixels} drew last for each part, and what it was drawn for. */
+  private readonly lastParts = new Map<'eyes' | 'mouth', { key: string; placed: PlacedPixels }>();
   /** The head's outline, recorded and filled below the jaw line each frame the jaw drops (see drawFaceParts). */
   private outline: PathCoverage | undefined;
   /** The last frame composed with cached layers (see {@link composeKept}). */
@@ -326,6 +328,8 @@ export class FrameRenderer {
     return {
       jaw: jaw && { box: jaw.box, y0: jaw.box.y0, spans: jaw.spans.slice(0, 4 * (jaw.box.y1 - jaw.box.y0)) },
       mouth: mouth?.box,
+      mouthKey: mouth?.key,
+      eyesKey: eyes?.key,
       brows: this.partBox('brows', frame),
       eyes: eyesBox ?? (this.eyesFromLayer(frame.pose) ? undefined : this.coveredBox(frame.pose, eyesBounds(geometry.look, geometry.l))),
     };
@@ -349,9 +353,11 @@ export class FrameRenderer {
     } else {
       both(last.jaw?.box, now.jaw?.box);
     }
-    both(last.mouth, now.mouth);
+    // The mouth and the drawn eyes where they show something else than in the last frame (the head lies where it
+    // did, so equal keys mean equal pixels in the same place).
+    if (last.mouthKey === undefined || last.mouthKey !== now.mouthKey) both(last.mouth, now.mouth);
     both(last.brows, now.brows);
-    both(last.eyes, now.eyes);
+    if (last.eyesKey === undefined || last.eyesKey !== now.eyesKey) both(last.eyes, now.eyes);
     return boxes;
   }
 
@@ -460,6 +466,14 @@ export class FrameRenderer {
     const w = x1 - x0;
     const h = y1 - y0;
     if (w <= 0 || h <= 0) return undefined;
+    // The same part in the same tilt step, placed the same way on the head (which moves by whole pixels): the same
+    // pixels as last time, wherever the head is now.
+    const { pose, mouth } = frame;
+    const [hx, hy] = this.layerOffset('headSkin', frame);
+    const state = part === 'eyes' ? [pose.blink, pose.gazeX, pose.gazeY] : MOUTH_KEYS.map((key) => mouth[key] ?? 0);
+    const key = `${state.join(' ')} ${frame.step} ${x0 - hx} ${y0 - hy} ${w} ${h}`;
+    const last = this.lastParts.get(part);
+    if (last?.key === key) return { ...last.placed, x: x0, y: y0, box: { x0, y0, x1, y1 } };
     let canvas = this.partCanvases.get(part);
     if (!canvas || canvas.width < w || canvas.height < h) {
       canvas = createCanvas(Math.max(w, canvas?.width ?? 0), Math.max(h, canvas?.height ?? 0));
@@ -477,7 +491,9 @@ export class FrameRenderer {
     const pixels = canvas.data();
     const count = canvas.width * canvas.height;
     const source = pixels.byteOffset % 4 === 0 ? new Uint32Array(pixels.buffer, pixels.byteOffset, count) : new Uint32Array(new Uint8Array(pixels).buffer);
-    return { pixels: source, width: canvas.width, height: h, x: x0, y: y0, box: { x0, y0, x1, y1 } };
+    const placed = { pixels: source, width: canvas.width, height: h, x: x0, y: y0, box: { x0, y0, x1, y1 }, key };
+    this.lastParts.set(part, { key, placed });
+    return placed;
   }
 
   /**
@@ -686,6 +702,8 @@ interface PlacedPixels {
   x: number;
   y: number;
   box: Box;
+  /** What they show (the part's state, tilt step and placement on the head): equal keys, equal pixels. */
+  key: string;
 }
 
 /** Where the parts that change with the mouth and the eyes lie in one frame (see FrameRenderer.movingParts). */
@@ -696,6 +714,9 @@ interface MovingParts {
   brows: Box | undefined;
   /** While the eyes are drawn (blinking or glancing). */
   eyes: Box | undefined;
+  /** What the mouth and the drawn eyes show (see PlacedPixels.key). */
+  mouthKey: string | undefined;
+  eyesKey: string | undefined;
 }
 
 /** Composes `placed` over `words` (a `width × height` frame) within `clip`. */
