@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createCanvas } from '@napi-rs/canvas';
-import { drawPixelsOver, over, SpanLayer } from '../../src/inference/render/compositor.js';
+import { drawPixelsOver, over, scaled, SpanLayer } from '../../src/inference/render/compositor.js';
 import { FrameRenderer } from '../../src/inference/render/frame-renderer.js';
 import { idlePoseFor } from '../../src/inference/avatar/idle-motion.js';
 import { builtIns } from './helpers.js';
@@ -23,6 +23,18 @@ test('over() is premultiplied source-over, rounded to the nearest value in every
   assert.ok(worst <= 0.5 + 1e-9, `worst rounding error ${worst}`);
   assert.equal(over(word(10, 20, 30, 255), word(200, 100, 50, 255)), word(10, 20, 30, 255));
   assert.equal(over(0, word(200, 100, 50, 255)), word(200, 100, 50, 255));
+});
+
+test('scaled() weakens a premultiplied pixel by an alpha, rounded per channel; over() of it blends by that much', () => {
+  const pixel = word(200, 100, 50, 255);
+  assert.equal(scaled(pixel, 255), pixel);
+  assert.equal(scaled(pixel, 0), 0);
+  for (const alpha of [1, 64, 128, 200, 254]) {
+    const got = channels(scaled(pixel, alpha));
+    channels(pixel).forEach((value, i) => assert.ok(Math.abs(got[i]! - (value * alpha) / 255) <= 0.5 + 1e-9, `alpha ${alpha} channel ${i}`));
+  }
+  // Half of an opaque red over opaque blue: half of each.
+  assert.deepEqual(channels(over(scaled(word(255, 0, 0, 255), 128), word(0, 0, 255, 255))), [128, 0, 127, 255]);
 });
 
 test('a span layer composes like blending every pixel, clipped at the frame edges', () => {

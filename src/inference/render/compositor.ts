@@ -2,12 +2,15 @@
  * Source-over composition of premultiplied RGBA pixels in plain TypeScript, straight into a frame
  * buffer the caller owns (for video, a slot of the shared frame ring). Reading a whole frame back
  * from the canvas costs a fresh 1 MB buffer per frame (the canvas offers no read into a caller's
- * buffer) plus its garbage collection; composing the cached layers here instead leaves only the
- * small, per-frame face for the canvas to draw and give back.
+ * buffer) plus its garbage collection; composing the cached layers here, and filling shapes whose
+ * coverage is computed here (see {@link fillCovered}), leaves only the mouth and the glancing eyes
+ * for the canvas to draw and give back.
  *
  * Pixels are 32-bit words of RGBA bytes (little-endian: alpha in the top byte), premultiplied by
  * alpha, as @napi-rs/canvas stores them.
  */
+import type { PixelLayer } from './avatar-layers.js';
+import { coverageStride } from './raster/path-coverage.js';
 
 /** Premultiplied `source` over `dest`, rounded per channel; exact at alpha 0 and 255. */
 export function over(source: number, dest: number): number {
@@ -161,4 +164,47 @@ function lowerBound(values: Int32Array, value: number): number {
     else hi = mid;
   }
   return lo;
+}
+
+/** A fill of paint `paint`, placed with its corner at (`x`, `y`), over the covered parts of `box` (`coverage`, rows of coverageStride(box) values). */
+export interface CoveredFill {
+  coverage: Float32Array;
+  /** Where the fill covers each row of `box` (see PathCoverage.rowSpans). */
+  spans: Int32Array;
+  box: Box;
+  paint: PixelLayer;
+  x: number;
+  y: number;
+}
+
+/**
+ * Fills `fill` over `words` (a frame `width` pixels wide) within `clip`: each pixel of its box takes the paint's
+ * pixel where it is wholly covered, the paint at its coverage over it where partly, and stays as it is elsewhere and
+ * outside the paint.
+ */
+export function fillCovered(words: Uint32Array, width: number, fill: CoveredFill, clip: Box): void {
+  const { coverage, box, paint, x, y } = fill;
+  const stride = coverageStride(box);
+  const x0 = Math.max(clip.x0, box.x0, x);
+  const x1 = Math.min(clip.x1, box.x1, x + paint.width);
+  const y0 = Math.max(clip.y0, box.y0, y);
+  const y1 = Math.min(clip.y1, box.y1, y + paint.height);
+  for (let row = y0; row < y1; row++) {
+    const cover = (row - box.y0) * stride - box.x0;
+    const from = (row - y) * paint.width - x;
+    const to = row * width;
+    for (let col = x0; col < x1; ) {
+      const c = coverage[cover + col]!;
+      if (c >= 1) {
+        // A run of wholly covered pixels: copied at once.
+        let end = col + 1;
+        while (end < x1 && coverage[cover + end]! >= 1) end++;
+        words.set(paint.words.subarray(from + col, from + end), to + col);
+        col = end;
+        continue;
+      }
+      if (c > 0) words[to + col] = over(scaled(paint.words[from + col]!, Math.round(c * 255)), words[to + col]!);
+      col++;
+    }
+  }
 }

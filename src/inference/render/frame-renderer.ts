@@ -20,9 +20,10 @@ import { drawBackdrop, drawCover } from './background.js';
 import { eyesBounds } from './parts/eyes.js';
 import { headOutline, jawTop } from './parts/head.js';
 import { MAX_JAW_DROP, mouthBounds, mouthGeometry } from './parts/mouth.js';
-import { drawPixelsOver, over, scaled, SpanLayer, type Box } from './compositor.js';
-import { avatarLayers, type AvatarLayers, type Layer, type PixelLayer } from './avatar-layers.js';
-import { coverageStride, PathCoverage } from './raster/path-coverage.js';
+import { drawPixelsOver, fillCovered, SpanLayer, type Box, type CoveredFill } from './compositor.js';
+import { disjoint, union } from './boxes.js';
+import { avatarLayers, type AvatarLayers, type Layer } from './avatar-layers.js';
+import { PathCoverage } from './raster/path-coverage.js';
 import { changedBoxes, type RowSpans } from './raster/span-changes.js';
 import { rgbaToYuv420 } from './yuv420.js';
 import { yuv420Bytes, type RawVideoFormat } from '../media/raw-video.js';
@@ -118,7 +119,7 @@ export class FrameRenderer {
   private readonly partCanvases = new Map<'eyes' | 'mouth', Canvas>();
   /** What {@link drawPartPixels} drew last for each part, and what it was drawn for. */
   private readonly lastParts = new Map<'eyes' | 'mouth', { key: string; placed: PlacedPixels }>();
-  /** The head's outline, recorded and filled below the jaw line each frame the jaw drops (see drawFaceParts). */
+  /** The head's outline, recorded and filled below the jaw line each frame (see drawFaceParts). */
   private outline: PathCoverage | undefined;
   /** The last frame composed with cached layers (see {@link composeKept}). */
   private kept: KeptFrame | undefined;
@@ -301,7 +302,6 @@ export class FrameRenderer {
         y1: Math.min(height, box.y1 + (box.y1 & 1)),
       })),
     ).filter((box) => box.x0 < box.x1 && box.y0 < box.y1);
-
     const { words } = this.kept;
     for (const clip of dirty) {
       for (let y = clip.y0; y < clip.y1; y++) {
@@ -673,11 +673,6 @@ export class FrameRenderer {
   }
 }
 
-/** The smallest rectangle holding `a` and `b`. */
-function union(a: Box, b: Box): Box {
-  return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };
-}
-
 /** The frame {@link FrameRenderer} keeps between calls: its pixels, the placement key of its layers, and where its avatar and moving parts lie. */
 interface KeptFrame {
   words: Uint32Array;
@@ -729,97 +724,4 @@ interface FaceDrawing {
   jaw?: CoveredFill;
   eyes?: PlacedPixels;
   mouth?: PlacedPixels;
-}
-
-/** A fill of paint `paint`, placed with its corner at (`x`, `y`), over the covered parts of `box` (`coverage`, rows of coverageStride(box) values). */
-interface CoveredFill {
-  coverage: Float32Array;
-  /** Where the fill covers each row of `box` (see PathCoverage.rowSpans). */
-  spans: Int32Array;
-  box: Box;
-  paint: PixelLayer;
-  x: number;
-  y: number;
-}
-
-/**
- * Fills `fill` over `words` (a frame `width` pixels wide) within `clip`: each pixel of its box takes the paint's
- * pixel where it is wholly covered, the paint at its coverage over it where partly, and stays as it is elsewhere and
- * outside the paint.
- */
-function fillCovered(words: Uint32Array, width: number, fill: CoveredFill, clip: Box): void {
-  const { coverage, box, paint, x, y } = fill;
-  const stride = coverageStride(box);
-  const x0 = Math.max(clip.x0, box.x0, x);
-  const x1 = Math.min(clip.x1, box.x1, x + paint.width);
-  const y0 = Math.max(clip.y0, box.y0, y);
-  const y1 = Math.min(clip.y1, box.y1, y + paint.height);
-  for (let row = y0; row < y1; row++) {
-    const cover = (row - box.y0) * stride - box.x0;
-    const from = (row - y) * paint.width - x;
-    const to = row * width;
-    for (let col = x0; col < x1; ) {
-      const c = coverage[cover + col]!;
-      if (c >= 1) {
-        // A run of wholly covered pixels: copied at once.
-        let end = col + 1;
-        while (end < x1 && coverage[cover + end]! >= 1) end++;
-        words.set(paint.words.subarray(from + col, from + end), to + col);
-        col = end;
-        continue;
-      }
-      if (c > 0) words[to + col] = over(scaled(paint.words[from + col]!, Math.round(c * 255)), words[to + col]!);
-      col++;
-    }
-  }
-}
-
-/**
- * `boxes` as rectangles that do not overlap and cover the same pixels, or a few more: two whose union adds at most
- * {@link MERGE_WASTE} pixels to theirs become their union, until none do, and the parts of each that earlier ones
- * cover are cut away. Fewer boxes save each one's fixed cost; no overlaps, drawing pixels twice.
- */
-function disjoint(boxes: Box[]): Box[] {
-  const merged = [...boxes];
-  for (let i = 0; i < merged.length; i++) {
-    for (let j = i + 1; j < merged.length; j++) {
-      const a = merged[i]!;
-      const b = merged[j]!;
-      const both = union(a, b);
-      const common = area({ x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) });
-      if (area(both) - (area(a) + area(b) - common) <= MERGE_WASTE) {
-        merged[i] = both;
-        merged.splice(j, 1);
-        j = i; // the union may now lie close to a box already passed
-      }
-    }
-  }
-  const out: Box[] = [];
-  for (const box of merged) {
-    let pieces = [box];
-    for (const earlier of out) pieces = pieces.flatMap((piece) => cut(piece, earlier));
-    out.push(...pieces);
-  }
-  return out;
-}
-
-/** Pixels a union of two boxes may add to theirs to be drawn as one (a box costs about as much as this many pixels). */
-const MERGE_WASTE = 256;
-
-/** The pixels of a rectangle (none when it is empty). */
-function area(box: Box): number {
-  return Math.max(0, box.x1 - box.x0) * Math.max(0, box.y1 - box.y0);
-}
-
-/** `box` less `hole`: up to four rectangles (the bands above and below the hole, and beside it). */
-function cut(box: Box, hole: Box): Box[] {
-  if (hole.x0 >= box.x1 || box.x0 >= hole.x1 || hole.y0 >= box.y1 || box.y0 >= hole.y1) return [box];
-  const pieces: Box[] = [];
-  if (box.y0 < hole.y0) pieces.push({ ...box, y1: hole.y0 });
-  if (hole.y1 < box.y1) pieces.push({ ...box, y0: hole.y1 });
-  const y0 = Math.max(box.y0, hole.y0);
-  const y1 = Math.min(box.y1, hole.y1);
-  if (box.x0 < hole.x0) pieces.push({ x0: box.x0, y0, x1: hole.x0, y1 });
-  if (hole.x1 < box.x1) pieces.push({ x0: hole.x1, y0, x1: box.x1, y1 });
-  return pieces;
 }
