@@ -2,7 +2,7 @@
  * Anti-aliased coverage of a filled path, computed in TypeScript: the exact area of each pixel that the path covers
  * (non-zero winding, for paths whose subpaths do not overlap one another), as a canvas fills it with anti-aliasing.
  * It lets a frame fill a shape straight into its own pixels instead of drawing on a canvas and reading the canvas
- * back (see FrameRenderer: the head's outline below the jaw line, painted every frame the jaw drops).
+ * back (see FrameRenderer: the head's outline below the jaw line, filled every frame).
  *
  * The path is recorded with the canvas's own calls (the subset {@link PathSink} names, under an affine transform
  * set with `setTransform`, `translate` and `rotate`), so the code that describes a shape for a canvas describes it
