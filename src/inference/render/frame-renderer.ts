@@ -23,6 +23,7 @@ import { MAX_JAW_DROP, mouthBounds, mouthGeometry } from './parts/mouth.js';
 import { drawPixelsOver, fillCovered, SpanLayer, type Box, type CoveredFill } from './compositor.js';
 import { disjoint, union } from './boxes.js';
 import { avatarLayers, type AvatarLayers, type Layer } from './avatar-layers.js';
+import { Affine } from './raster/affine.js';
 import { PathCoverage } from './raster/path-coverage.js';
 import { changedBoxes, type RowSpans } from './raster/span-changes.js';
 import { rgbaToYuv420 } from './yuv420.js';
@@ -498,22 +499,16 @@ export class FrameRenderer {
 
   /**
    * The frame pixels (whole, one more on each side for anti-aliasing, within the frame) that design rectangle
-   * `bounds` of the head covers in `pose`: the head's parts are painted with this transform.
+   * `bounds` of the head covers in `pose`, under the transform the head's parts are painted with (the design
+   * transform, then applyPartTransform's).
    */
   private coveredBox(pose: IdlePose, bounds: Box): Box {
-    const { l, pivotY } = this.geometry;
-    const cos = Math.cos(pose.headTilt);
-    const sin = Math.sin(pose.headTilt);
-    const xs: number[] = [];
-    const ys: number[] = [];
-    for (const x of [bounds.x0, bounds.x1]) {
-      for (const y of [bounds.y0, bounds.y1]) {
-        const rx = x - l.cx;
-        const ry = y - pivotY;
-        xs.push(this.originX + (l.cx + pose.headX + rx * cos - ry * sin) * this.scale);
-        ys.push(this.originY + (pivotY + pose.headY - pose.breath * 1.2 + rx * sin + ry * cos) * this.scale);
-      }
-    }
+    const head = new Affine();
+    this.designTransform(head, 0, 0);
+    applyPartTransform(head, this.geometry, 'head', pose);
+    const corners = [head.apply(bounds.x0, bounds.y0), head.apply(bounds.x1, bounds.y0), head.apply(bounds.x0, bounds.y1), head.apply(bounds.x1, bounds.y1)];
+    const xs = corners.map(([x]) => x);
+    const ys = corners.map(([, y]) => y);
     return {
       x0: Math.max(0, Math.floor(Math.min(...xs)) - 1),
       y0: Math.max(0, Math.floor(Math.min(...ys)) - 1),
@@ -521,6 +516,7 @@ export class FrameRenderer {
       y1: Math.min(this.height, Math.ceil(Math.max(...ys)) + 1),
     };
   }
+
 
   /** Whether the eyes come from their layer (open, looking ahead) in `pose`. */
   private eyesFromLayer(pose: IdlePose): boolean {

@@ -4,13 +4,14 @@
  * It lets a frame fill a shape straight into its own pixels instead of drawing on a canvas and reading the canvas
  * back (see FrameRenderer: the head's outline below the jaw line, filled every frame).
  *
- * The path is recorded with the canvas's own calls (the subset {@link PathSink} names, under an affine transform
- * set with `setTransform`, `translate` and `rotate`), so the code that describes a shape for a canvas describes it
+ * The path is recorded with the canvas's own calls (the subset {@link PathSink} names, under an {@link Affine}
+ * transform set with `setTransform`, `translate` and `rotate`), so the code that describes a shape for a canvas describes it
  * here too. Curves are flattened to lines within {@link FLATNESS} of a pixel; each line adds, in the rows it crosses,
  * the signed area it leaves to its right in each cell it passes and its whole height to the cells past it (a running
  * sum along the row then gives each pixel's covered area).
  */
 import type { Box } from '../compositor.js';
+import { Affine } from './affine.js';
 
 /** The path calls a shape is described with: those of a canvas's 2D context that {@link PathCoverage} records. */
 export interface PathSink {
@@ -31,9 +32,7 @@ export function coverageStride(box: Box): number {
 export const FLATNESS = 0.005;
 
 /** A path recorded in pixel space (see the module comment), then turned into coverage with {@link coverage}. */
-export class PathCoverage implements PathSink {
-  /** The transform `[a, b, c, d, e, f]`, as a canvas's: x' = a·x + c·y + e, y' = b·x + d·y + f. */
-  private m = [1, 0, 0, 1, 0, 0];
+export class PathCoverage extends Affine implements PathSink {
   /** The lines of the path, four numbers each (x0, y0, x1, y1), in pixels. */
   private lines: number[] = [];
   /** The cells {@link coverage} sums the lines in, and then returns; grown as needed. */
@@ -46,22 +45,6 @@ export class PathCoverage implements PathSink {
   private startX = NaN;
   private startY = NaN;
 
-  setTransform(a: number, b: number, c: number, d: number, e: number, f: number): void {
-    this.m = [a, b, c, d, e, f];
-  }
-
-  translate(x: number, y: number): void {
-    const [a, b, c, d, e, f] = this.m as [number, number, number, number, number, number];
-    this.m = [a, b, c, d, e + a * x + c * y, f + b * x + d * y];
-  }
-
-  rotate(angle: number): void {
-    const [a, b, c, d, e, f] = this.m as [number, number, number, number, number, number];
-    const cos = Math.cos(angle);
-    const sin = Math.sin(angle);
-    this.m = [a * cos + c * sin, b * cos + d * sin, c * cos - a * sin, d * cos - b * sin, e, f];
-  }
-
   beginPath(): void {
     this.lines.length = 0;
     this.x = this.y = this.startX = this.startY = NaN;
@@ -69,20 +52,20 @@ export class PathCoverage implements PathSink {
 
   moveTo(x: number, y: number): void {
     this.closePath();
-    [this.x, this.y] = this.point(x, y);
+    [this.x, this.y] = this.apply(x, y);
     this.startX = this.x;
     this.startY = this.y;
   }
 
   lineTo(x: number, y: number): void {
-    const [px, py] = this.point(x, y);
+    const [px, py] = this.apply(x, y);
     this.line(px, py);
   }
 
   quadraticCurveTo(cpx: number, cpy: number, x: number, y: number): void {
     const [x0, y0] = [this.x, this.y];
-    const [x1, y1] = this.point(cpx, cpy);
-    const [x2, y2] = this.point(x, y);
+    const [x1, y1] = this.apply(cpx, cpy);
+    const [x2, y2] = this.apply(x, y);
     // A quadratic's distance from its chord's polyline of n pieces is at most |P0 − 2P1 + P2| / (4n²).
     const n = pieces(Math.hypot(x0 - 2 * x1 + x2, y0 - 2 * y1 + y2) / 4);
     for (let i = 1; i <= n; i++) {
@@ -94,9 +77,9 @@ export class PathCoverage implements PathSink {
 
   bezierCurveTo(cp1x: number, cp1y: number, cp2x: number, cp2y: number, x: number, y: number): void {
     const [x0, y0] = [this.x, this.y];
-    const [x1, y1] = this.point(cp1x, cp1y);
-    const [x2, y2] = this.point(cp2x, cp2y);
-    const [x3, y3] = this.point(x, y);
+    const [x1, y1] = this.apply(cp1x, cp1y);
+    const [x2, y2] = this.apply(cp2x, cp2y);
+    const [x3, y3] = this.apply(x, y);
     // A cubic's distance from its polyline of n pieces is at most 3/4 of its largest second difference / n².
     const dd = Math.max(Math.hypot(x0 - 2 * x1 + x2, y0 - 2 * y1 + y2), Math.hypot(x1 - 2 * x2 + x3, y1 - 2 * y2 + y3));
     const n = pieces((dd * 3) / 4);
@@ -200,12 +183,6 @@ export class PathCoverage implements PathSink {
    */
   rowSpans(): Int32Array {
     return this.spans;
-  }
-
-  /** A point of the path's space in pixels. */
-  private point(x: number, y: number): [number, number] {
-    const [a, b, c, d, e, f] = this.m as [number, number, number, number, number, number];
-    return [a * x + c * y + e, b * x + d * y + f];
   }
 
   /** A line from the current point to (`x`, `y`) (pixels), which becomes the current point. */
