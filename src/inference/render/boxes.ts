@@ -1,6 +1,11 @@
 /** Rectangles of pixels: their union, and sets of them made disjoint for drawing each pixel once (FrameRenderer). */
 import type { Box } from './compositor.js';
 
+/** Whether `a` and `b` are the same rectangle (or both none). */
+export function sameBox(a: Box | undefined, b: Box | undefined): boolean {
+  return a === b || (a !== undefined && b !== undefined && a.x0 === b.x0 && a.y0 === b.y0 && a.x1 === b.x1 && a.y1 === b.y1);
+}
+
 /** The smallest rectangle holding `a` and `b`. */
 export function union(a: Box, b: Box): Box {
   return { x0: Math.min(a.x0, b.x0), y0: Math.min(a.y0, b.y0), x1: Math.max(a.x1, b.x1), y1: Math.max(a.y1, b.y1) };

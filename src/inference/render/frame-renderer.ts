@@ -21,7 +21,7 @@ import { eyesBounds } from './parts/eyes.js';
 import { headOutline, jawTop } from './parts/head.js';
 import { MAX_JAW_DROP, mouthBounds, mouthGeometry } from './parts/mouth.js';
 import { drawPixelsOver, fillCovered, SpanLayer, type Box, type CoveredFill } from './compositor.js';
-import { disjoint, union } from './boxes.js';
+import { disjoint, sameBox, union } from './boxes.js';
 import { avatarLayers, type AvatarLayers, type Layer } from './avatar-layers.js';
 import { Affine } from './raster/affine.js';
 import { PathCoverage } from './raster/path-coverage.js';
@@ -338,8 +338,8 @@ export class FrameRenderer {
 
   /**
    * The rectangles where a frame whose head lies where the last frame's did differs from it: the skin's edge where
-   * the jaw's outline moved (in strips of rows, see span-changes.ts), the mouth, brows and drawn eyes where they
-   * were and where they are.
+   * the jaw's outline moved (in strips of rows, see span-changes.ts), and the mouth, brows and drawn eyes where they
+   * were and where they are, each only when it shows something else than in the last frame or lies elsewhere.
    */
   private changedParts(last: MovingParts, now: MovingParts): Box[] {
     const boxes: Box[] = [];
@@ -357,7 +357,8 @@ export class FrameRenderer {
     // The mouth and the drawn eyes where they show something else than in the last frame (the head lies where it
     // did, so equal keys mean equal pixels in the same place).
     if (last.mouthKey === undefined || last.mouthKey !== now.mouthKey) both(last.mouth, now.mouth);
-    both(last.brows, now.brows);
+    // The brows' layer moves by whole pixels: where it lies as in the last frame, its pixels are the last frame's.
+    if (!sameBox(last.brows, now.brows)) both(last.brows, now.brows);
     if (last.eyesKey === undefined || last.eyesKey !== now.eyesKey) both(last.eyes, now.eyes);
     return boxes;
   }
