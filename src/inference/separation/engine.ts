@@ -9,7 +9,7 @@ import type { EngineContext, SeparationEngine, SeparationInput, SeparationOutput
 import { resolveMediaBinaries, type MediaBinaries } from '../media/index.js';
 import { childModule } from '../workers/child-module.js';
 import { TaskPool } from '../workers/task-pool.js';
-import { DEFAULT_SEPARATION_MODEL, SeparationModel } from './model.js';
+import { DEFAULT_SEPARATION_MODEL, SeparationModel, type MaskModel } from './model.js';
 import { separateOnThisThread, type SeparationSettings } from './separate.js';
 import type { SeparationEvent, SeparationTask } from './separation-task.js';
 
@@ -55,7 +55,7 @@ const CONTENT_TYPES = { wav: 'audio/wav', mp3: 'audio/mpeg' } as const;
 export class OnnxSeparationEngine implements SeparationEngine {
   private readonly format: 'wav' | 'mp3';
   private binariesPromise?: Promise<MediaBinaries>;
-  private readonly logged = new Set<SeparationModel>();
+  private readonly logged = new Set<MaskModel>();
   /** Whether a worker's model load was logged (each worker loads its own copy; one line is enough). */
   private loggedWorkerModel = false;
 

@@ -14,7 +14,7 @@
  * order and pieces; {@link needsLow} says when the native side waits for masks, so a caller pulling both decodes
  * keeps memory bounded (one model chunk, plus the native frames that wait for it).
  */
-import type { SeparationModel } from './model.js';
+import type { MaskModel } from './model.js';
 import { MaskStream, type MaskStreamOptions } from './mask-stream.js';
 import { BINS, HOP, MODEL_RATE, NFFT } from './stft.js';
 import { StftStream } from './stft-stream.js';
@@ -45,7 +45,7 @@ export class FullBandSeparator {
   private readonly row: Float32Array;
 
   constructor(
-    model: SeparationModel,
+    model: MaskModel,
     private readonly channels: number,
     readonly sampleRate: number,
     options: MaskStreamOptions = {},

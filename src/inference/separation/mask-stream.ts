@@ -2,10 +2,10 @@
  * The model's speech masks over a 16 kHz stream: push interleaved 16 kHz samples in pieces of any size; the downmix
  * (mean of the channels) is analysed ({@link StftStream}, 512/256) and the model runs on chunks of `chunkFrames`
  * frames plus {@link MODEL_CONTEXT} frames of context each side, so every mask equals a whole-file run's while memory
- * holds about one chunk whatever the input length. Each frame also gets an upper-band gain for the bands above the
- * model's 8 kHz (see {@link upperBandGain}).
+ * holds about two chunks (one being masked, the next being analysed) whatever the input length. Each frame also gets
+ * an upper-band gain for the bands above the model's 8 kHz (see {@link upperBandGain}).
  */
-import { MODEL_CONTEXT, type SeparationModel } from './model.js';
+import { MODEL_CONTEXT, type MaskModel } from './model.js';
 import { BINS, MODEL_RATE, NFFT } from './stft.js';
 import { StftStream } from './stft-stream.js';
 
@@ -46,9 +46,13 @@ export class MaskStream {
   private uppers: number[] = [];
   private rowsBase = 0;
   private masked = 0;
+  /** Frames whose masks are being computed or done (`masked ≤ queued`). */
+  private queued = 0;
+  /** The model runs queued so far, in order. */
+  private runs: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly model: SeparationModel,
+    private readonly model: MaskModel,
     private readonly channels: number,
     options: MaskStreamOptions = {},
   ) {
@@ -66,19 +70,33 @@ export class MaskStream {
     return this.stft.frames;
   }
 
-  /** Feeds interleaved 16 kHz samples; runs the model on every chunk they complete. */
+  /**
+   * Feeds interleaved 16 kHz samples; starts the model on every chunk they complete. Resolves at once while at most
+   * one chunk is being masked (a model on its own thread runs it meanwhile, see model-thread.ts), else once the
+   * earlier ones are done; rejects with a failed run's error.
+   */
   async push(samples: Float32Array): Promise<void> {
     if (samples.length % this.channels !== 0) throw new Error('push(): samples must hold whole frames of all channels');
     this.stft.push(downmix(samples, this.channels));
     this.magnitudes();
-    while (this.stft.analysed - this.masked >= this.chunkFrames + MODEL_CONTEXT) await this.runChunk(this.masked + this.chunkFrames);
+    while (this.stft.analysed - this.queued >= this.chunkFrames + MODEL_CONTEXT) this.queue(this.queued + this.chunkFrames);
+    if (this.queued - this.masked > this.chunkFrames) await this.runs;
   }
 
   /** Ends the input and masks the last frames. */
   async finish(): Promise<void> {
+    await this.runs;
     const total = this.stft.end();
     this.magnitudes();
     while (this.masked < total) await this.runChunk(Math.min(total, this.masked + this.chunkFrames));
+  }
+
+  /** Masks the frames up to `end` after the chunks queued before (in order: each takes the magnitudes it needs). */
+  private queue(end: number): void {
+    this.queued = end;
+    this.runs = this.runs.then(() => this.runChunk(end));
+    // Its failure is thrown by the next push() or finish() that waits for it.
+    this.runs.catch(() => undefined);
   }
 
   /** Mask (`BINS` gains) of a known frame not yet released. */

@@ -21,7 +21,8 @@ import type { JobProgress } from '../../domain/job.js';
 import type { SeparationInput } from '../../domain/engines.js';
 import { decodeAudioAs, encodeAudio, probeMedia, type MediaBinaries, type PcmFormat } from '../media/index.js';
 import { PcmFrameReader } from '../media/pcm-frames.js';
-import { SeparationModel } from './model.js';
+import type { MaskModel } from './model.js';
+import { SeparationModelThread } from './model-thread.js';
 import { FullBandSeparator } from './fullband.js';
 import { HOP, MODEL_RATE } from './stft.js';
 
@@ -42,7 +43,7 @@ export interface SeparationSettings {
 export interface SeparationHooks {
   onProgress(progress: JobProgress): void;
   /** Called with the model once it is loaded (for the log line naming its execution providers). */
-  onModel?(model: SeparationModel): void;
+  onModel?(model: MaskModel): void;
   /** Where cleanup problems are reported (warn). */
   logger?: Pick<Logger, 'warn'>;
 }
@@ -88,7 +89,8 @@ export async function separateOnThisThread(
       decoded = undefined;
     }
     decoded ??= decode({ sampleRate, channels });
-    const model = await SeparationModel.load(settings.modelPath, {
+    // On a thread of its own, so that the model runs while this thread computes the next frames (model-thread.ts).
+    const model = await SeparationModelThread.load(settings.modelPath, {
       intraOpNumThreads: settings.intraOpNumThreads,
       executionProviders: settings.executionProviders,
     });
@@ -128,7 +130,7 @@ interface DecodedRun {
   /** Aborted with the first failure (or the caller's abort): stops ffmpeg and the encoders. */
   abort: AbortController;
   hooks: SeparationHooks;
-  model: SeparationModel;
+  model: MaskModel;
   decoded: Decoded;
   sampleRate: number;
   channels: number;

@@ -8,7 +8,7 @@
  */
 import { FullBandSeparator } from './fullband.js';
 import type { MaskStreamOptions } from './mask-stream.js';
-import type { SeparationModel } from './model.js';
+import type { MaskModel } from './model.js';
 import { MODEL_RATE } from './stft.js';
 
 export { concatSamples } from './stft.js';
@@ -19,7 +19,7 @@ export class StreamingSeparator {
   private readonly inner: FullBandSeparator;
   private finished = false;
 
-  constructor(model: SeparationModel, channels: number, options: StreamingSeparatorOptions = {}) {
+  constructor(model: MaskModel, channels: number, options: StreamingSeparatorOptions = {}) {
     this.inner = new FullBandSeparator(model, channels, MODEL_RATE, options);
   }
 
