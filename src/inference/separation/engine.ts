@@ -23,7 +23,10 @@ export interface OnnxSeparationEngineOptions {
   mp3BitrateKbps?: number;
   /** ffmpeg/ffprobe (default: {@link resolveMediaBinaries}()). */
   binaries?: MediaBinaries;
-  /** onnxruntime threads per inference (default 1). */
+  /**
+   * onnxruntime threads per inference (default 1). The model runs on a thread of its own in the separation's child
+   * process, beside the thread that computes the STFTs, so one separation uses up to two cores with the default.
+   */
   intraOpNumThreads?: number;
   /** onnxruntime execution providers in order of preference (default `['cpu']`). */
   executionProviders?: string[];
