@@ -37,8 +37,7 @@ port.on('message', (message: ToModelThread) => {
       if (out.length < mag.length) out = new Float32Array(mag.length);
       const masks = out.subarray(0, mag.length);
       await separation.maskInto(mag, frames, masks);
-      // The answer goes back in the request's own memory (transferred): nothing is allocated per run on this thread,
-      // whose few allocations would otherwise let dead arrays pile up (tens of MB) between its garbage collections.
+      // The answer goes back in the request's own memory (transferred): a run allocates nothing on this thread.
       mag.set(masks);
       post({ type: 'mask', id, mask: mag }, [mag.buffer as ArrayBuffer]);
     })
