@@ -129,14 +129,25 @@ export class Resampler {
   }
 }
 
-/** Filters built so far, by phases, taps and cut-off: each job of the same rates reuses them (a few milliseconds each). */
+/**
+ * The filters built last, by phases, taps and cut-off: each job of the same rates reuses them (a few milliseconds
+ * each). At most {@link KEPT_FILTERS} are kept (up to ~0.3 MB each), so inputs of ever new rates cannot grow it.
+ */
 const builtFilters = new Map<string, Float64Array>();
+const KEPT_FILTERS = 8;
 
-/** {@link buildFilters}, built once per process for each set of arguments (never modified by their users). */
+/** {@link buildFilters}, built once for each set of arguments while kept (never modified by their users). */
 function filtersFor(up: number, taps: number, factor: number): Float64Array {
   const key = `${up} ${taps} ${factor}`;
   let filters = builtFilters.get(key);
-  if (!filters) builtFilters.set(key, (filters = buildFilters(up, taps, factor)));
+  if (filters) {
+    // Most recently used last: the first is the one to drop.
+    builtFilters.delete(key);
+  } else {
+    filters = buildFilters(up, taps, factor);
+    if (builtFilters.size >= KEPT_FILTERS) builtFilters.delete(builtFilters.keys().next().value!);
+  }
+  builtFilters.set(key, filters);
   return filters;
 }
 

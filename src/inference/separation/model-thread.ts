@@ -7,9 +7,10 @@
  *
  * One thread per process, started on the first load and kept for the process's life (unreferenced: it never keeps
  * the process alive): onnxruntime-node's native binding, once loaded on a thread that then ends, cannot be loaded on
- * another ("Module did not self-register"), so the thread is never ended here and loads every model asked for. Start
- * it only inside an engine's child process: a native crash on the thread ends the process it runs in (there, the
- * child, which the engine reports as crashed).
+ * another ("Module did not self-register"), so the thread is never ended here and loads every model asked for. A
+ * native crash on the thread ends the process it runs in: by default the separation's child process, which the
+ * engine reports as crashed; with the engine's `thread: 'main'`, the host, as a crash of the model on the host's own
+ * thread did before (there the thread takes the model's runs off the host's event loop).
  */
 import type { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';

@@ -10,7 +10,7 @@ import { childModule } from './child-module.js';
  * package was bundled into one file) or tsx cannot be found: the caller then does the work on its own thread.
  *
  * The thread's priority is that of the thread that starts it (see background-priority.ts); a native crash on it
- * ends the whole process, so start threads only inside the engines' child processes.
+ * ends the whole process it runs in.
  */
 export function startThread(base: string, name: string, options: WorkerOptions = {}): Worker | undefined {
   const module = childModule(base, name);
