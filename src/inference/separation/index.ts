@@ -2,7 +2,7 @@
 export { MAX_SEPARATION_SECONDS, OnnxSeparationEngine } from './engine.js';
 export type { OnnxSeparationEngineOptions } from './engine.js';
 export { DEFAULT_SEPARATION_MODEL, MODEL_CONTEXT, SeparationModel } from './model.js';
-export type { SeparationModelOptions } from './model.js';
+export type { MaskModel, SeparationModelOptions } from './model.js';
 export { StreamingSeparator, concatSamples } from './separator.js';
 export type { StreamingSeparatorOptions } from './separator.js';
 export { BINS, HOP, MODEL_RATE, NFFT, frameCount } from './stft.js';

@@ -41,8 +41,8 @@ export class SeparationModelThread implements MaskModel {
 
   /**
    * The model on the process's model thread (loaded once per model file and options), or, where no thread can start
-   * (a bundled package) or once the thread has stopped (a failure on it), on this one. Rejects with the load's error (a missing or
-   * unreadable model); the next load tries again.
+   * (a bundled package) or once the thread has stopped (a failure on it), on this one. Rejects with the load's error
+   * (a missing or unreadable model); the next load tries again.
    */
   static load(model: string | URL = DEFAULT_SEPARATION_MODEL, options: SeparationModelOptions = {}): Promise<MaskModel> {
     const path = model instanceof URL ? fileURLToPath(model) : model;
@@ -53,8 +53,11 @@ export class SeparationModelThread implements MaskModel {
       loaded = thread
         ? thread.load(key, path, options).then((providers) => new SeparationModelThread(thread, key, providers))
         : SeparationModel.load(path, options);
-      SeparationModelThread.models.set(key, loaded);
-      loaded.catch(() => SeparationModelThread.models.delete(key));
+      const attempt = loaded;
+      SeparationModelThread.models.set(key, attempt);
+      attempt.catch(() => {
+        if (SeparationModelThread.models.get(key) === attempt) SeparationModelThread.models.delete(key);
+      });
     }
     return loaded;
   }
