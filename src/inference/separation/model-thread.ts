@@ -1,6 +1,6 @@
 /**
  * The separation model on a worker thread of its own. onnxruntime-node 1.16 runs a session on the thread that calls
- * it, so a separation that ran its model on its main thread did nothing else meanwhile: 37 runs of ~20 ms for 300 s
+ * it, so a separation that ran its model on its main thread did nothing else meanwhile: 38 runs of ~20 ms for 300 s
  * of audio, while the STFTs, the syntheses and the masks' mapping (the rest of that thread's work) waited. On its own
  * thread the model runs while the main thread goes on with the next frames (MaskStream keeps one chunk running
  * ahead), so a separation uses up to two cores (see docs/performance.md for the figures).
