@@ -146,3 +146,25 @@ test('x264 refines motion at sub-pixel level 1 unless told otherwise', () => {
   assert.equal(value(videoEncoderArgs({ ...base, subme: 7 }), '-x264-params'), 'subme=7');
   assert.equal(value(videoEncoderArgs({ ...base, threads: 3 }), '-threads'), '3');
 });
+
+test('the sound is coded with AAC twoloop unless told fast, and another coder is refused', async (t) => {
+  const base = { width: 64, height: 64, fps: 25, outputPath: '/tmp/out.mp4', audioPath: '/tmp/in.wav' };
+  const value = (args: string[], flag: string) => args[args.indexOf(flag) + 1];
+  assert.equal(value(videoEncoderArgs(base), '-aac_coder'), 'twoloop');
+  assert.equal(value(videoEncoderArgs({ ...base, aacCoder: 'fast' }), '-aac_coder'), 'fast');
+  assert.throws(() => videoEncoderArgs({ ...base, aacCoder: 'anmr' as 'fast' }), /aacCoder must be 'twoloop' or 'fast'/);
+  assert.equal(videoEncoderArgs({ ...base, audioPath: undefined }).includes('-aac_coder'), false);
+  // Both coders make a playable AAC stream with ffmpeg.
+  const dir = await mkdtemp(join(tmpdir(), 'va-aac-'));
+  t.after(() => rm(dir, { recursive: true, force: true }));
+  const audioPath = join(dir, 'tone.wav');
+  await writeSine(binaries.ffmpegPath, audioPath, 1);
+  for (const aacCoder of ['twoloop', 'fast'] as const) {
+    const outputPath = join(dir, `${aacCoder}.mp4`);
+    const encoder = openVideoEncoder({ width: 64, height: 64, fps: 25, pixelFormat: 'rgba', audioPath, outputPath, aacCoder }, binaries);
+    for (let i = 0; i < 25; i++) await encoder.write(new Uint8Array(64 * 64 * 4).fill(128));
+    await encoder.finish();
+    const streams = await ffprobeStreams(binaries.ffprobePath, outputPath);
+    assert.deepEqual(streams.map((stream) => stream.codec_name).sort(), ['aac', 'h264'], aacCoder);
+  }
+});
