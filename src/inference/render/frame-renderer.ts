@@ -518,7 +518,6 @@ export class FrameRenderer {
     };
   }
 
-
   /** Whether the eyes come from their layer (open, looking ahead) in `pose`. */
   private eyesFromLayer(pose: IdlePose): boolean {
     return pose.blink === 0 && pose.gazeX === 0 && pose.gazeY === 0;

@@ -10,7 +10,10 @@ import type { FromModelThread, ToModelThread } from './model-thread.js';
 
 const port = parentPort!;
 const post = (message: FromModelThread, transfer: ArrayBuffer[] = []): void => port.postMessage(message, transfer);
-/** The models loaded (or loading) by key; a failed load is forgotten, so that the next one tries again. */
+/**
+ * The model last asked for under each key (SeparationModel.load itself keeps one session per file and options, and
+ * tries a failed load again).
+ */
 const models = new Map<string, Promise<SeparationModel>>();
 /** Where each run writes its masks (grown to the largest run): no memory of onnxruntime's per run. */
 let out = new Float32Array(0);
@@ -18,12 +21,8 @@ let out = new Float32Array(0);
 port.on('message', (message: ToModelThread) => {
   if (message.type === 'load') {
     const { key, model, options } = message;
-    let loaded = models.get(key);
-    if (!loaded) {
-      loaded = SeparationModel.load(model, options);
-      models.set(key, loaded);
-      loaded.catch(() => models.delete(key));
-    }
+    const loaded = SeparationModel.load(model, options);
+    models.set(key, loaded);
     loaded.then(
       (separation) => post({ type: 'loaded', key, executionProviders: [...separation.executionProviders] }),
       (error: unknown) => post({ type: 'failed', key, error: serializeError(error) }),

@@ -23,15 +23,18 @@ export function childModule(base: string, name: string): ChildModule | undefined
   const js = new URL(`./${name}.js`, base);
   if (existsSync(fileURLToPath(js))) return { path: fileURLToPath(js), execArgv: [] };
   const ts = new URL(`./${name}.ts`, base);
-  const tsx = resolveTsxLoader();
+  const tsx = resolveTsx();
   if (tsx && existsSync(fileURLToPath(ts))) return { path: fileURLToPath(ts), execArgv: ['--import', tsx] };
   return undefined;
 }
 
-/** tsx's loader (`tsx` is what `node --import tsx` loads), resolved from this module. */
-function resolveTsxLoader(): string | undefined {
+/**
+ * A module of tsx, resolved from this module: `tsx`, the loader `node --import tsx` loads, or `tsx/esm/api`, whose
+ * `register()` installs it on the calling thread; undefined where tsx is not installed.
+ */
+export function resolveTsx(module: 'tsx' | 'tsx/esm/api' = 'tsx'): string | undefined {
   try {
-    return import.meta.resolve('tsx');
+    return import.meta.resolve(module);
   } catch {
     return undefined;
   }

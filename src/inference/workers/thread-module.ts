@@ -1,6 +1,6 @@
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { childModule } from './child-module.js';
+import { childModule, resolveTsx } from './child-module.js';
 
 /**
  * Starts the module named `name` (without extension) in the folder of `base` (pass `import.meta.url`) on a worker
@@ -16,18 +16,9 @@ export function startThread(base: string, name: string, options: WorkerOptions =
   const module = childModule(base, name);
   if (!module) return undefined;
   if (!module.path.endsWith('.ts')) return new Worker(module.path, options);
-  const api = resolveTsxApi();
+  const api = resolveTsx('tsx/esm/api');
   if (!api) return undefined;
   const entry = pathToFileURL(module.path).href;
   const bootstrap = `import(${JSON.stringify(api)}).then(({ register }) => { register(); return import(${JSON.stringify(entry)}); });`;
   return new Worker(bootstrap, { ...options, eval: true });
-}
-
-/** tsx's module API (its `register()` installs the loader on the calling thread), resolved from this module. */
-function resolveTsxApi(): string | undefined {
-  try {
-    return import.meta.resolve('tsx/esm/api');
-  } catch {
-    return undefined;
-  }
 }

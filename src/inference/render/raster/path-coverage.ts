@@ -5,10 +5,10 @@
  * back (see FrameRenderer: the head's outline below the jaw line, filled every frame).
  *
  * The path is recorded with the canvas's own calls (the subset {@link PathSink} names, under an {@link Affine}
- * transform set with `setTransform`, `translate` and `rotate`), so the code that describes a shape for a canvas describes it
- * here too. Curves are flattened to lines within {@link FLATNESS} of a pixel; each line adds, in the rows it crosses,
- * the signed area it leaves to its right in each cell it passes and its whole height to the cells past it (a running
- * sum along the row then gives each pixel's covered area).
+ * transform set with `setTransform`, `translate` and `rotate`), so the code that describes a shape for a canvas
+ * describes it here too. Curves are flattened to lines within {@link FLATNESS} of a pixel; each line adds, in the rows
+ * it crosses, the signed area it leaves to its right in each cell it passes and its whole height to the cells past it
+ * (a running sum along the row then gives each pixel's covered area).
  */
 import type { Box } from '../compositor.js';
 import { Affine } from './affine.js';
