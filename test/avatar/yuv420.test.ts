@@ -2,11 +2,11 @@
  * Frames drawn as yuv420p (what the lip-sync engine sends ffmpeg): the conversion matches ffmpeg's own from
  * RGBA, converting only a rectangle or only changed blocks gives the same bytes as converting everything, and a
  * renderer that composes and converts only what changed between frames draws, in any order of frames, exactly
- * what a fresh renderer draws.
+ * what a fresh renderer draws; the WebAssembly conversion the renderer uses gives the TypeScript conversion's bytes.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
@@ -18,8 +18,10 @@ import { rawFrameBytes, yuv420Bytes } from '../../src/inference/media/raw-video.
 import { FrameRenderer } from '../../src/inference/render/frame-renderer.js';
 import { idlePoseFor } from '../../src/inference/avatar/idle-motion.js';
 import { rgbaToYuv420 } from '../../src/inference/render/yuv420.js';
+import { YuvConversion } from '../../src/inference/render/yuv420-wasm.js';
 import type { MouthShape } from '../../src/inference/lipsync/mouth.js';
 import { builtIns } from './helpers.js';
+import { buildYuv420Wasm, WASM_DIR } from '../../scripts/build-wasm.js';
 
 const run = promisify(execFile);
 let binaries: MediaBinaries;
@@ -96,6 +98,52 @@ test('rgbaToYuv420 converts only the box it is given, skips blocks equal to the 
   assert.deepEqual(incremental, reference);
   assert.deepEqual(previous, next, 'previous now holds the converted pixels');
   assert.throws(() => rgbaToYuv420(frame, width, height, full, { x0: 1, y0: 0, x1: 10, y1: 10 }), RangeError);
+});
+
+test('the WebAssembly conversion loads and gives rgbaToYuv420\'s bytes, box by box and only where pixels changed', () => {
+  const [width, height] = [70, 36];
+  const conversion = YuvConversion.create(width, height);
+  assert.ok(conversion, 'wasm/yuv420.wasm loads (npm run build:wasm builds it)');
+  assert.throws(() => YuvConversion.create(71, 36), RangeError);
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) >>> 0);
+  for (let i = 0; i < conversion.words.length; i++) conversion.words[i] = (0xff000000 | random()) >>> 0;
+  const bytes = new Uint8Array(yuv420Bytes(width, height));
+  const previous = new Uint32Array(width * height);
+  // Boxes four pixels wide and two (the step's remainder), at edges of both kinds, then the whole frame.
+  const boxes = [
+    { x0: 0, y0: 0, x1: 8, y1: 4 },
+    { x0: 2, y0: 6, x1: 12, y1: 10 },
+    { x0: 10, y0: 2, x1: 16, y1: 36 },
+    { x0: 60, y0: 30, x1: 70, y1: 36 },
+    { x0: 0, y0: 0, x1: width, y1: height },
+  ];
+  for (const box of boxes) {
+    conversion.convert(box);
+    rgbaToYuv420(conversion.words, width, height, bytes, box, previous);
+    assert.deepEqual(conversion.bytes, bytes, `box ${JSON.stringify(box)}`);
+    assert.deepEqual(conversion.previous, previous);
+  }
+  // Scattered changes: only their steps are converted again, to the same bytes as TypeScript's.
+  for (let n = 0; n < 40; n++) conversion.words[random() % conversion.words.length] = (0xff000000 | random()) >>> 0;
+  const whole = { x0: 0, y0: 0, x1: width, y1: height };
+  conversion.convert(whole);
+  rgbaToYuv420(conversion.words, width, height, bytes, whole, previous);
+  assert.deepEqual(conversion.bytes, bytes);
+  assert.deepEqual(conversion.previous, previous);
+  assert.throws(() => conversion.convert({ x0: 1, y0: 0, x1: 10, y1: 10 }), RangeError);
+  assert.throws(() => conversion.convert({ x0: 0, y0: 0, x1: 72, y1: 10 }), RangeError);
+});
+
+test('the committed wasm/yuv420.wasm is what its source compiles to (npm run build:wasm)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'va-wasm-'));
+  try {
+    const built = join(dir, 'yuv420.wasm');
+    await buildYuv420Wasm(built);
+    assert.ok((await readFile(built)).equals(await readFile(join(WASM_DIR, 'yuv420.wasm'))), 'rebuild wasm/yuv420.wasm: npm run build:wasm');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('a renderer converting only what changed draws exactly what a fresh renderer draws, in order and after jumps', () => {

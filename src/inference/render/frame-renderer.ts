@@ -27,6 +27,7 @@ import { Affine } from './raster/affine.js';
 import { PathCoverage } from './raster/path-coverage.js';
 import { changedBoxes, type RowSpans } from './raster/span-changes.js';
 import { rgbaToYuv420 } from './yuv420.js';
+import { YuvConversion } from './yuv420-wasm.js';
 import { yuv420Bytes, type RawVideoFormat } from '../media/raw-video.js';
 import type { Ctx } from './layout.js';
 import { frameDesign } from './framing.js';
@@ -125,10 +126,10 @@ export class FrameRenderer {
   /** The last frame composed with cached layers (see {@link composeKept}). */
   private kept: KeptFrame | undefined;
   /**
-   * The last frame in yuv420p, the pixels it was converted from, and the box of {@link kept} it has not caught
-   * up with (see {@link renderYuv420Into}).
+   * The last frame in yuv420p, the pixels it was converted from, the box of {@link kept} it has not caught up with,
+   * and how a box of it is converted (see {@link renderYuv420Into}).
    */
-  private yuv: { bytes: Uint8Array; from: Uint32Array; stale: Box[] } | undefined;
+  private yuv: { bytes: Uint8Array; from: Uint32Array; stale: Box[]; convert: (box: Box) => void } | undefined;
 
   constructor(
     private readonly definition: AvatarDefinition,
@@ -237,11 +238,30 @@ export class FrameRenderer {
       rgbaToYuv420(words, width, height, target, whole);
       return;
     }
-    // At first every block differs from the zeros of `from` (the frame is opaque) and is converted.
-    const yuv = (this.yuv ??= { bytes: new Uint8Array(bytes), from: new Uint32Array(width * height), stale: [whole] });
-    for (const box of yuv.stale) rgbaToYuv420(kept, width, height, yuv.bytes, box, yuv.from);
+    const yuv = (this.yuv ??= this.yuvFrames());
+    for (const box of yuv.stale) yuv.convert(box);
     yuv.stale.length = 0;
     target.set(yuv.bytes);
+  }
+
+  /**
+   * The yuv420p state of {@link renderYuv420Into}, set up at its first frame: in WebAssembly memory, with the kept
+   * frame moved there, when the compiled conversion loads (see yuv420-wasm.ts); in TypeScript otherwise. At first every
+   * block differs from the zeros of `from` (the frame is opaque) and is converted.
+   */
+  private yuvFrames(): NonNullable<FrameRenderer['yuv']> {
+    const { width, height } = this;
+    const kept = this.kept!;
+    const stale = [{ x0: 0, y0: 0, x1: width, y1: height }];
+    const wasm = YuvConversion.create(width, height);
+    if (wasm) {
+      wasm.words.set(kept.words);
+      kept.words = wasm.words;
+      return { bytes: wasm.bytes, from: wasm.previous, stale, convert: (box) => wasm.convert(box) };
+    }
+    const bytes = new Uint8Array(yuv420Bytes(width, height));
+    const from = new Uint32Array(width * height);
+    return { bytes, from, stale, convert: (box) => rgbaToYuv420(kept.words, width, height, bytes, box, from) };
   }
 
   /** Draws frame `frameIndex` with `mouth` into `target` in `format` ({@link renderInto} or {@link renderYuv420Into}). */
