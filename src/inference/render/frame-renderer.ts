@@ -126,10 +126,10 @@ export class FrameRenderer {
   /** The last frame composed with cached layers (see {@link composeKept}). */
   private kept: KeptFrame | undefined;
   /**
-   * The last frame in yuv420p, the pixels it was converted from, the box of {@link kept} it has not caught up with,
-   * and how a box of it is converted (see {@link renderYuv420Into}).
+   * The last frame in yuv420p, the box of {@link kept} it has not caught up with, and how a box of it is converted
+   * again (only its 2×2 blocks that changed since they were last converted; see {@link renderYuv420Into}).
    */
-  private yuv: { bytes: Uint8Array; from: Uint32Array; stale: Box[]; convert: (box: Box) => void } | undefined;
+  private yuv: { bytes: Uint8Array; stale: Box[]; convert: (box: Box) => void } | undefined;
 
   constructor(
     private readonly definition: AvatarDefinition,
@@ -247,7 +247,7 @@ export class FrameRenderer {
   /**
    * The yuv420p state of {@link renderYuv420Into}, set up at its first frame: in WebAssembly memory, with the kept
    * frame moved there, when the compiled conversion loads (see yuv420-wasm.ts); in TypeScript otherwise. At first every
-   * block differs from the zeros of `from` (the frame is opaque) and is converted.
+   * block differs from the zeros it is compared with (the frame is opaque) and is converted.
    */
   private yuvFrames(): NonNullable<FrameRenderer['yuv']> {
     const { width, height } = this;
@@ -257,11 +257,12 @@ export class FrameRenderer {
     if (wasm) {
       wasm.words.set(kept.words);
       kept.words = wasm.words;
-      return { bytes: wasm.bytes, from: wasm.previous, stale, convert: (box) => wasm.convert(box) };
+      return { bytes: wasm.bytes, stale, convert: (box) => wasm.convert(box) };
     }
     const bytes = new Uint8Array(yuv420Bytes(width, height));
+    // The pixels `bytes` is the conversion of.
     const from = new Uint32Array(width * height);
-    return { bytes, from, stale, convert: (box) => rgbaToYuv420(kept.words, width, height, bytes, box, from) };
+    return { bytes, stale, convert: (box) => rgbaToYuv420(kept.words, width, height, bytes, box, from) };
   }
 
   /** Draws frame `frameIndex` with `mouth` into `target` in `format` ({@link renderInto} or {@link renderYuv420Into}). */
