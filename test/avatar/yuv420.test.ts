@@ -135,6 +135,31 @@ test('the WebAssembly conversion loads and gives rgbaToYuv420\'s bytes, box by b
   assert.throws(() => conversion.convert({ x0: 0, y0: 0, x1: 72, y1: 10 }), RangeError);
 });
 
+test('without WebAssembly memory (an address-space limit) the renderer converts in TypeScript, to the same bytes', () => {
+  const size = { width: 96, height: 64 };
+  const withWasm = new FrameRenderer({ ...avatars[0]!, ...size });
+  const expected = new Uint8Array(yuv420Bytes(size.width, size.height));
+  // Its conversion is set up at its first frame, here, with WebAssembly.
+  withWasm.renderYuv420Into(0, mouthAt(0), expected);
+  const api = (globalThis as unknown as { WebAssembly: { Memory: unknown } }).WebAssembly;
+  const Memory = api.Memory;
+  api.Memory = function failing() {
+    throw new RangeError('WebAssembly.Memory(): could not allocate memory');
+  };
+  try {
+    assert.equal(YuvConversion.create(size.width, size.height), undefined);
+    const without = new FrameRenderer({ ...avatars[0]!, ...size });
+    const yuv = new Uint8Array(expected.length);
+    for (const index of [0, 1, 2, 40]) {
+      without.renderYuv420Into(index, mouthAt(index), yuv);
+      withWasm.renderYuv420Into(index, mouthAt(index), expected);
+      assert.ok(Buffer.from(yuv).equals(Buffer.from(expected)), `frame ${index}`);
+    }
+  } finally {
+    api.Memory = Memory;
+  }
+});
+
 test('the committed wasm/yuv420.wasm is what its source compiles to (npm run build:wasm)', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'va-wasm-'));
   try {

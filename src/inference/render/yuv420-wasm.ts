@@ -71,13 +71,19 @@ export class YuvConversion {
 
   /**
    * A conversion for frames of `width × height` (even sides); none when the compiled module is missing or cannot be
-   * compiled here (a bundle without the package's `wasm/` folder, an engine without SIMD).
+   * compiled here (a bundle without the package's `wasm/` folder, an engine without SIMD), or its memory cannot be
+   * had (an address-space limit: an engine reserves several GiB of address space for each WebAssembly memory).
    * @throws RangeError for odd sides.
    */
   static create(width: number, height: number): YuvConversion | undefined {
     if ((width | height) & 1 || width <= 0 || height <= 0) throw new RangeError(`yuv420p needs even sides, not ${width}×${height}`);
     const module = yuvModule();
-    return module ? new YuvConversion(width, height, module) : undefined;
+    if (!module) return undefined;
+    try {
+      return new YuvConversion(width, height, module);
+    } catch {
+      return undefined;
+    }
   }
 
   /**
