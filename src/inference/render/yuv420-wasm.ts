@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import type { Box } from './compositor.js';
 import { yuv420Bytes } from '../media/raw-video.js';
+import { checkYuv420Box } from './yuv420.js';
 
 /** What is used here of the WebAssembly API (a global of Node; the project's TypeScript lib has no types for it). */
 interface WasmApi {
@@ -94,8 +95,7 @@ export class YuvConversion {
   convert(box: Box): void {
     const { x0, y0, x1, y1 } = box;
     const { width, height } = this;
-    if ((x0 | y0 | x1 | y1) & 1) throw new RangeError('yuv420p needs an even-aligned box');
-    if (x0 < 0 || y0 < 0 || x1 > width || y1 > height) throw new RangeError('box outside the frame');
+    checkYuv420Box(width, height, box);
     if (x0 >= x1 || y0 >= y1) return;
     this.exports.convert(this.words.byteOffset, width, height, this.bytes.byteOffset, x0, y0, x1, y1, this.previous.byteOffset);
   }

@@ -9,6 +9,17 @@ import { yuv420Bytes } from '../media/raw-video.js';
 import type { Box } from './compositor.js';
 
 /**
+ * Refuses what a yuv420p conversion of `box` in a `width × height` frame cannot do: odd sizes or edges (each chroma
+ * sample covers 2×2 pixels) and a box outside the frame.
+ * @throws RangeError naming which.
+ */
+export function checkYuv420Box(width: number, height: number, box: Box): void {
+  const { x0, y0, x1, y1 } = box;
+  if ((width | height | x0 | y0 | x1 | y1) & 1) throw new RangeError('yuv420p needs even sizes and an even-aligned box');
+  if (x0 < 0 || y0 < 0 || x1 > width || y1 > height) throw new RangeError('box outside the frame');
+}
+
+/**
  * Converts the pixels of `box` in `words` (`width × height` RGBA words, little-endian: red in the low byte;
  * alpha ignored, as for an opaque frame) into `out`, a yuv420p frame of the same size; the rest of `out` is
  * left as it is. `width`, `height` and the box's edges must be even (each chroma sample covers 2×2 pixels).
@@ -19,8 +30,7 @@ import type { Box } from './compositor.js';
  */
 export function rgbaToYuv420(words: Uint32Array, width: number, height: number, out: Uint8Array, box: Box, previous?: Uint32Array): void {
   const { x0, y0, x1, y1 } = box;
-  if ((width | height | x0 | y0 | x1 | y1) & 1) throw new RangeError('yuv420p needs even sizes and an even-aligned box');
-  if (x0 < 0 || y0 < 0 || x1 > width || y1 > height) throw new RangeError('box outside the frame');
+  checkYuv420Box(width, height, box);
   if (words.length !== width * height || out.length !== yuv420Bytes(width, height)) throw new RangeError('buffer sizes do not match the frame');
   if (previous && previous.length !== words.length) throw new RangeError('previous pixels do not match the frame');
   const chromaWidth = width >> 1;
