@@ -5,8 +5,9 @@ const TICKS_PER_SECOND = 100;
 
 /**
  * CPU seconds of a whole job by process, i.e. by stage: this process (the host: messages, progress), the frame child
- * (drawing, the pipe's writing end), the ffmpeg it runs (x264, the AAC encode, the mp4: its CPU reaches the frame
- * child's `cutime` once it ends), the analysis child (features, the viseme model) and the ffmpeg that decodes for it.
+ * (drawing, the pipe's writing end), the ffmpeg it runs (x264, the AAC encode, the mp4: started by the frame
+ * child's media spawner, its CPU reaches the spawner's `cutime` once it ends), the analysis child (features, the
+ * viseme model) and the ffmpeg that decodes for it.
  */
 export interface StageCpu {
   host: number;
@@ -21,13 +22,16 @@ export function stageCpu(): StageCpu {
   const sum: StageCpu = { host: 0, frameChild: 0, encoder: 0, analysisChild: 0, decoder: 0 };
   const self = processInfo('self');
   sum.host = (self?.ownTicks ?? 0) / TICKS_PER_SECOND;
-  for (const info of processTree(process.pid)) {
+  const tree = processTree(process.pid);
+  for (const info of tree) {
     if (info.ppid !== process.pid) continue;
     const own = info.ownTicks / TICKS_PER_SECOND;
     const ended = (info.cpuTicks - info.ownTicks) / TICKS_PER_SECOND;
     if (info.cmdline.includes('frame drawing')) {
       sum.frameChild += own;
       sum.encoder += ended;
+      // Its ffmpeg processes are started by its media spawner: their CPU reaches the spawner's `cutime`.
+      for (const below of tree) if (below.ppid === info.pid && below.cmdline.includes('media spawner')) sum.encoder += below.cpuTicks / TICKS_PER_SECOND;
     } else if (info.cmdline.includes('lip-sync analysis')) {
       sum.analysisChild += own;
       sum.decoder += ended;

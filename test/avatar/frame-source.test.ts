@@ -12,6 +12,8 @@ import { FrameSource, idleFrameWorkers } from '../../src/inference/render/frame-
 import { builtIns, hashOf } from './helpers.js';
 import { probeMedia } from '../../src/inference/media/index.js';
 import { BINARIES } from '../helpers/media.js';
+import { processTree } from '../helpers/processes.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 let amara: AvatarDefinition;
 let avatars: AvatarDefinition[];
@@ -162,6 +164,19 @@ test('with an encoder, the worker writes the mp4 itself; a video closed unfinish
       const counts: number[] = [];
       try {
         await source.ready();
+        if (thread === 'worker') {
+          // ffmpeg is started by the worker's media spawner (a fork of the small spawner, not of the worker).
+          let tree = processTree();
+          for (let tries = 0; tries < 250 && !tree.some((info) => info.comm.startsWith('ffmpeg')); tries++) {
+            await sleep(20);
+            tree = processTree();
+          }
+          const ffmpeg = tree.filter((info) => info.comm.startsWith('ffmpeg'));
+          assert.equal(ffmpeg.length, 1, 'one ffmpeg');
+          const parent = tree.find((info) => info.pid === ffmpeg[0]!.ppid);
+          assert.equal(parent?.cmdline, 'virtual-anchor media spawner');
+          assert.equal(tree.find((info) => info.pid === parent.ppid)?.cmdline, 'virtual-anchor frame drawing');
+        }
         await source.encode(mouths, 10, undefined, (done) => counts.push(done));
       } finally {
         await source.close();

@@ -3,7 +3,9 @@ import { availableParallelism } from 'node:os';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { resolveMediaBinaries, type MediaBinaries, type ResolveMediaBinariesOptions } from './binaries.js';
 import { decodedDurationTrim } from './duration-cap.js';
-import { spawnMedia, untrustedFileInput, type MediaProcess } from './process.js';
+import type { Writable } from 'node:stream';
+import { spawnStdinProcess, type MediaSpawner, type StdinProcess } from './media-spawner.js';
+import { untrustedFileInput } from './process.js';
 import { rawFrameBytes, type RawVideoFormat } from './raw-video.js';
 
 /** x264 presets, fastest first. */
@@ -129,7 +131,9 @@ function abortReason(signal: AbortSignal | undefined): Error {
  * then {@link finish}. On any failure the partial output file is removed.
  */
 export class VideoEncoder {
-  private readonly proc: MediaProcess;
+  private readonly proc: StdinProcess;
+  /** ffmpeg's stdin, once it runs (see {@link stdin}). */
+  private input: Writable | undefined;
   private readonly frameBytes: number;
   private readonly maxQueued: number;
   /** Frames handed to stdin that it has not yet written into the pipe. */
@@ -143,16 +147,13 @@ export class VideoEncoder {
   constructor(
     private readonly options: VideoEncodeOptions,
     binaries: MediaBinaries,
+    spawner?: MediaSpawner,
   ) {
     this.frameBytes = rawFrameBytes(options.pixelFormat ?? 'rgba', options.width, options.height);
     this.maxQueued = Math.max(1, options.maxQueuedFrames ?? DEFAULT_MAX_QUEUED_FRAMES);
-    this.proc = spawnMedia('ffmpeg', binaries.ffmpegPath, videoEncoderArgs(options), {
-      signal: options.signal,
-      stdin: true,
-      redact: options.audioPath,
-    });
-    // EPIPE when ffmpeg exits early; the exit status tells the real story.
-    this.proc.child.stdin?.on('error', () => undefined);
+    const args = videoEncoderArgs(options);
+    const spawnOptions = { signal: options.signal, redact: options.audioPath };
+    this.proc = spawner ? spawner.spawn('ffmpeg', binaries.ffmpegPath, args, spawnOptions) : spawnStdinProcess('ffmpeg', binaries.ffmpegPath, args, spawnOptions);
     this.exited = this.proc.exited.then(
       () => undefined,
       (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
@@ -174,8 +175,8 @@ export class VideoEncoder {
     if (frame.byteLength !== this.frameBytes) {
       throw new RangeError(`frame has ${frame.byteLength} bytes, expected ${this.frameBytes}`);
     }
-    const stdin = this.proc.child.stdin;
     if (this.done) throw new Error('encoder already finished');
+    const stdin = this.input ?? (await this.stdin());
     if (!stdin || stdin.destroyed) throw await this.failure('ffmpeg is no longer accepting frames');
     this.framesWritten++;
     this.queued++;
@@ -203,11 +204,17 @@ export class VideoEncoder {
     }
   }
 
+  /** ffmpeg's stdin once it runs (at once where this process spawned it); `undefined` when it could not start. */
+  private async stdin(): Promise<Writable | undefined> {
+    this.input = await this.proc.stdin;
+    return this.input;
+  }
+
   /** Ends the input and waits for the mp4 to be complete. */
   async finish(): Promise<void> {
     if (this.done) throw new Error('encoder already finished');
     this.done = true;
-    this.proc.child.stdin?.end();
+    (this.input ?? (await this.stdin()))?.end();
     const error = await this.exited;
     if (error || this.options.signal?.aborted) {
       await rm(this.options.outputPath, { force: true });
@@ -218,7 +225,7 @@ export class VideoEncoder {
   /** Kills ffmpeg and removes the partial output. Safe to call more than once. */
   async abort(): Promise<void> {
     this.done = true;
-    this.proc.child.kill('SIGKILL');
+    this.proc.kill();
     await this.exited;
     await rm(this.options.outputPath, { force: true });
   }
@@ -226,14 +233,17 @@ export class VideoEncoder {
   /** The error to report once writing failed: the abort reason, ffmpeg's exit error, or `fallback`. */
   private async failure(fallback: string): Promise<Error> {
     if (this.options.signal?.aborted) return abortReason(this.options.signal);
-    if (!this.done) this.proc.child.kill('SIGKILL');
+    if (!this.done) this.proc.kill();
     return (await this.exited) ?? new Error(fallback);
   }
 }
 
-/** Starts ffmpeg for one mp4; see {@link VideoEncoder}. */
-export function openVideoEncoder(options: VideoEncodeOptions, binaries: MediaBinaries): VideoEncoder {
-  return new VideoEncoder(options, binaries);
+/**
+ * Starts ffmpeg for one mp4; see {@link VideoEncoder}. With `spawner`, ffmpeg is started from the spawner's small
+ * process (a caller with much memory, the frame child, then pays no fork for it; see media-spawner.ts).
+ */
+export function openVideoEncoder(options: VideoEncodeOptions, binaries: MediaBinaries, spawner?: MediaSpawner): VideoEncoder {
+  return new VideoEncoder(options, binaries, spawner);
 }
 
 /**

@@ -45,7 +45,8 @@ export interface SpawnMediaOptions {
   extraOutputs?: number;
 }
 
-const STDERR_TAIL_CHARS = 4000;
+/** How much of a process's stderr is kept for its error message (the last characters). */
+export const STDERR_TAIL_CHARS = 4000;
 
 /** Spawns ffmpeg/ffprobe with stdout piped and a bounded tail of stderr kept for error messages. */
 export function spawnMedia(tool: MediaTool, binary: string, args: string[], options: SpawnMediaOptions = {}): MediaProcess {
@@ -69,17 +70,34 @@ export function spawnMedia(tool: MediaTool, binary: string, args: string[], opti
     });
     child.once('close', (code, killedBy) => {
       if (code === 0 && !spawnError) return resolve();
-      const tail = redact(stderr.trim(), options.redact);
-      const why = spawnError
-        ? `${tool} failed: ${spawnError.message}`
-        : killedBy
-          ? `${tool} was killed (${killedBy})${options.timeoutMs ? ` or timed out after ${options.timeoutMs} ms` : ''}`
-          : `${tool} exited with code ${code}`;
-      const lastLine = tail.split('\n').at(-1);
-      reject(new MediaProcessError(tool, lastLine ? `${why}: ${lastLine}` : why, tail, { cause: spawnError }));
+      reject(exitError(tool, { code, signal: killedBy, stderr, spawnError }, options));
     });
   });
   return { child, exited };
+}
+
+/** How a media process ended: its exit code or signal, the tail of its stderr, and why it could not start (if so). */
+export interface MediaExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stderr: string;
+  spawnError?: Error;
+}
+
+/**
+ * The error of a media process that did not exit with 0 (`exit`): why (it could not start, was killed, exited with a
+ * code) and the last line of its stderr, with `options.redact` replaced; the whole tail is kept as `stderrTail`.
+ */
+export function exitError(tool: MediaTool, exit: MediaExit, options: Pick<SpawnMediaOptions, 'redact' | 'timeoutMs'> = {}): MediaProcessError {
+  const { code, signal, spawnError } = exit;
+  const tail = redact(exit.stderr.trim(), options.redact);
+  const why = spawnError
+    ? `${tool} failed: ${spawnError.message}`
+    : signal
+      ? `${tool} was killed (${signal})${options.timeoutMs ? ` or timed out after ${options.timeoutMs} ms` : ''}`
+      : `${tool} exited with code ${code}`;
+  const lastLine = tail.split('\n').at(-1);
+  return new MediaProcessError(tool, lastLine ? `${why}: ${lastLine}` : why, tail, { cause: spawnError });
 }
 
 function redact(text: string, secret: string | undefined): string {

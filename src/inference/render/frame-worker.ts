@@ -3,9 +3,9 @@
  * (the drawn avatar's or a photo avatar's) up as soon as it is told the avatar (`prepare`), then,
  * once told what to draw, draws the frames in order into a small ring of slots and sends each to
  * the parent, which hands the slot back once it has consumed the frame.
- * With an encoder (`prepare.encoder`), the child starts ffmpeg itself at `prepare` and writes each
- * slot into it, reusing the slot once ffmpeg's pipe holds it: the spawn and every frame's bytes
- * stay out of the host's process, which only hears the progress.
+ * With an encoder (`prepare.encoder`), the child has ffmpeg started at `prepare` (by its media spawner, a small
+ * process of its own: see media-spawner.ts) and writes each slot into it, reusing the slot once ffmpeg's pipe holds
+ * it: the spawn and every frame's bytes stay out of the host's process, which only hears the progress.
  * Then it waits for the next video: a pooled child skips the start-up (module loading) next time.
  * Canvas drawing and image decoding are native code: in a child, a crash there ends the child only.
  */
@@ -13,6 +13,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { createFrameDrawer, drawFrameInto } from './frame-drawer.js';
 import { RESTING_MOUTH } from '../lipsync/mouth.js';
 import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
+import { MediaSpawner } from '../media/media-spawner.js';
 import { rawFrameBytes } from '../media/raw-video.js';
 import type { FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
 import { serializeError } from '../workers/task-protocol.js';
@@ -25,6 +26,10 @@ type Prepare = Extract<ToFrameWorker, { type: 'prepare' }>;
 type Draw = Extract<ToFrameWorker, { type: 'draw' }>;
 
 const port = serveChild<ToFrameWorker, FromFrameWorker>();
+// ffmpeg is started from a small process of this child's own, forked now, while this child is small (see
+// media-spawner.ts): spawning it from here would fork this child, canvases and frame ring included, at every video.
+const spawner = new MediaSpawner();
+spawner.start();
 let prepare: Prepare | undefined;
 let draw: Draw | undefined;
 let free: number[] = [];
@@ -70,7 +75,7 @@ for (;;) {
   let encoder: VideoEncoder | undefined;
   try {
     // ffmpeg starts (and opens the audio) while the renderer is set up and the parent analyses the audio.
-    if (video.encoder) encoder = openVideoEncoder({ ...video.encoder.options, signal }, video.encoder.binaries);
+    if (video.encoder) encoder = openVideoEncoder({ ...video.encoder.options, signal }, video.encoder.binaries, spawner);
     const renderer = await createFrameDrawer(video);
     const format = video.encoder?.options.pixelFormat ?? 'rgba';
     const frameBytes = rawFrameBytes(format, renderer.width, renderer.height);
