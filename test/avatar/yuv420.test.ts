@@ -160,6 +160,42 @@ test('without WebAssembly memory (an address-space limit) the renderer converts 
   }
 });
 
+test('a renderer closed after its video hands its yuv420p memory to the next renderer of that size, which draws what a fresh one draws', () => {
+  const size = { width: 128, height: 96 };
+  const [first, second] = avatars;
+  assert.ok(first && second);
+  const whole = { x0: 0, y0: 0, x1: size.width, y1: size.height };
+  const expectedAt = (def: AvatarDefinition, index: number) => {
+    const expected = new Uint8Array(yuv420Bytes(size.width, size.height));
+    rgbaToYuv420(words(new FrameRenderer({ ...def, ...size }).render(index, mouthAt(index))), size.width, size.height, expected, whole);
+    return expected;
+  };
+  // Handed back (once, however often), a conversion is the next one made of its size, and of no other.
+  const conversion = YuvConversion.create(size.width, size.height);
+  assert.ok(conversion);
+  conversion.release();
+  conversion.release();
+  assert.notEqual(YuvConversion.create(size.width + 2, size.height), conversion);
+  assert.equal(YuvConversion.create(size.width, size.height), conversion);
+  assert.notEqual(YuvConversion.create(size.width, size.height), conversion, 'it was pooled once');
+  conversion.release();
+  // One avatar's video, closed; the next renderer (another avatar) starts in that memory, which holds its last frame.
+  const yuv = new Uint8Array(yuv420Bytes(size.width, size.height));
+  const done = new FrameRenderer({ ...first, ...size });
+  for (let index = 0; index < 30; index++) done.renderYuv420Into(index, mouthAt(index), yuv);
+  done.close();
+  const next = new FrameRenderer({ ...second, ...size });
+  for (const index of [0, 1, 2, 50]) {
+    next.renderYuv420Into(index, mouthAt(index), yuv);
+    assert.ok(Buffer.from(yuv).equals(Buffer.from(expectedAt(second, index))), `frame ${index} of the next video`);
+  }
+  next.close();
+  assert.equal(YuvConversion.create(size.width, size.height), conversion, 'the next renderer drew in the memory handed back');
+  // A closed renderer may draw again: from a whole frame, in memory of its own.
+  done.renderYuv420Into(31, mouthAt(31), yuv);
+  assert.ok(Buffer.from(yuv).equals(Buffer.from(expectedAt(first, 31))), 'a closed renderer draws on');
+});
+
 test('the committed wasm/yuv420.wasm is what its source compiles to (npm run build:wasm)', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'va-wasm-'));
   try {

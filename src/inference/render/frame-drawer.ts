@@ -11,6 +11,8 @@ export interface FrameDrawer {
   readonly height: number;
   /** Draws frame `frameIndex` with `mouth` into `target` (`width × height × 4` RGBA bytes). */
   renderInto(frameIndex: number, mouth: MouthShape, target: Uint8Array): void;
+  /** Frees what it keeps between frames for the next drawer on this thread (see `FrameRenderer.close`). */
+  close?(): void;
 }
 
 /** What a video is drawn from: a drawn avatar (over a background image or its backdrop), or a photo. */

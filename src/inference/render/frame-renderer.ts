@@ -96,11 +96,10 @@ const TILT_STEP_PX = 1;
  * construction; each frame repaints only the avatar on top of it, from cached layers and vectors.
  */
 export class FrameRenderer {
-  /** The canvas {@link draw} draws into (frame size); {@link renderInto} may compose without it. */
-  readonly canvas: Canvas;
   readonly width: number;
   readonly height: number;
-  private readonly ctx: Ctx;
+  /** {@link canvas}, once asked for. */
+  private frameCanvas: { canvas: Canvas; ctx: Ctx } | undefined;
   private readonly geometry: AvatarGeometry;
   private readonly backdrop: Canvas | undefined;
   private readonly scale: number;
@@ -130,6 +129,11 @@ export class FrameRenderer {
    * again (only its 2×2 blocks that changed since they were last converted; see {@link renderYuv420Into}).
    */
   private yuv: { bytes: Uint8Array; stale: Box[]; convert: (box: Box) => void } | undefined;
+  /**
+   * The WebAssembly memory the kept frame and its yuv420p conversion live in, for yuv420p frames (see
+   * {@link renderYuv420Into}); handed back by {@link close} for the next renderer of this size.
+   */
+  private conversion: YuvConversion | undefined;
 
   constructor(
     private readonly definition: AvatarDefinition,
@@ -138,8 +142,6 @@ export class FrameRenderer {
     this.width = definition.width;
     this.height = definition.height;
     this.geometry = avatarGeometry(lookOf(definition));
-    this.canvas = createCanvas(this.width, this.height);
-    this.ctx = this.canvas.getContext('2d');
     // Head and shoulders centred, scaled to the frame's shorter side (see frameDesign()).
     ({ scale: this.scale, originX: this.originX, originY: this.originY } = frameDesign(this.width, this.height));
     // The crown's distance from the pivot the head tilts about, in frame pixels.
@@ -155,7 +157,7 @@ export class FrameRenderer {
     if (options.cacheLayers ?? true) {
       const { width, height, scale, originX, originY } = this;
       this.layers = avatarLayers(this.geometry, { width, height, scale, originX, originY });
-      if (this.backdrop) this.backdropWords = new Uint32Array(new Uint8Array(this.backdrop.data()).buffer);
+      if (this.backdrop) this.backdropWords = wordsOf(this.backdrop.data());
     }
   }
 
@@ -175,6 +177,35 @@ export class FrameRenderer {
     return new FrameRenderer(definition, { background, transparent: options.transparent });
   }
 
+  /**
+   * The canvas {@link draw} draws into (frame size), made when first asked for: with cached layers and a backdrop,
+   * {@link renderInto} and {@link renderYuv420Into} compose without it.
+   */
+  get canvas(): Canvas {
+    return this.frameContext().canvas;
+  }
+
+  /** {@link canvas} and its context, made at the first call. */
+  private frameContext(): { canvas: Canvas; ctx: Ctx } {
+    if (!this.frameCanvas) {
+      const canvas = createCanvas(this.width, this.height);
+      this.frameCanvas = { canvas, ctx: canvas.getContext('2d') };
+    }
+    return this.frameCanvas;
+  }
+
+  /**
+   * Frees what this renderer keeps between frames: its yuv420p memory goes back to a pool for the next renderer of
+   * this size on this thread (a process drawing video after video then writes into pages it has touched before). The
+   * renderer may still draw afterwards: it then starts again from a whole frame.
+   */
+  close(): void {
+    this.conversion?.release();
+    this.conversion = undefined;
+    this.kept = undefined;
+    this.yuv = undefined;
+  }
+
   /** The idle pose of frame `frameIndex`. */
   poseAt(frameIndex: number): IdlePose {
     return idlePoseFor(this.definition, frameIndex, this.loopFrames);
@@ -182,7 +213,7 @@ export class FrameRenderer {
 
   /** Draws frame `frameIndex` with `mouth` into {@link canvas}. */
   draw(frameIndex: number, mouth: MouthShape): void {
-    const { ctx } = this;
+    const { ctx } = this.frameContext();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     if (this.backdrop) {
       // Replaces the last frame's pixels (a background image may have transparent ones).
@@ -216,7 +247,7 @@ export class FrameRenderer {
     if (target.byteLength !== width * height * 4) throw new RangeError(`target has ${target.byteLength} bytes, expected ${width * height * 4}`);
     const kept = this.composeKept(frameIndex, mouth);
     if (kept) target.set(new Uint8Array(kept.buffer, kept.byteOffset, kept.byteLength));
-    else target.set(this.canvas.data());
+    else target.set(this.frameContext().canvas.data());
   }
 
   /**
@@ -231,11 +262,11 @@ export class FrameRenderer {
     const bytes = yuv420Bytes(width, height);
     if (target.byteLength !== bytes) throw new RangeError(`target has ${target.byteLength} bytes, expected ${bytes}`);
     const whole = { x0: 0, y0: 0, x1: width, y1: height };
+    // Before the first frame: the kept frame is then composed in the conversion's memory (see yuvFrames).
+    if (!this.yuv && !this.kept && this.layers && this.backdropWords) this.conversion ??= YuvConversion.create(width, height);
     const kept = this.composeKept(frameIndex, mouth);
     if (!kept) {
-      const rgba = this.canvas.data();
-      const words = rgba.byteOffset % 4 === 0 ? new Uint32Array(rgba.buffer, rgba.byteOffset, width * height) : new Uint32Array(new Uint8Array(rgba).buffer);
-      rgbaToYuv420(words, width, height, target, whole);
+      rgbaToYuv420(wordsOf(this.frameContext().canvas.data()), width, height, target, whole);
       return;
     }
     const yuv = (this.yuv ??= this.yuvFrames());
@@ -245,17 +276,18 @@ export class FrameRenderer {
   }
 
   /**
-   * The yuv420p state of {@link renderYuv420Into}, set up at its first frame: in WebAssembly memory, with the kept
-   * frame moved there, when the compiled conversion loads (see yuv420-wasm.ts); in TypeScript otherwise. At first every
-   * block differs from the zeros it is compared with (the frame is opaque) and is converted.
+   * The yuv420p state of {@link renderYuv420Into}, set up at its first frame: in WebAssembly memory, the kept frame
+   * there (composed there from the start, or moved there), when the compiled conversion loads (see yuv420-wasm.ts);
+   * in TypeScript otherwise. The first conversion is of the whole frame: every block that differs from what the
+   * memory last converted (zeros when new) is converted.
    */
   private yuvFrames(): NonNullable<FrameRenderer['yuv']> {
     const { width, height } = this;
     const kept = this.kept!;
     const stale = [{ x0: 0, y0: 0, x1: width, y1: height }];
-    const wasm = YuvConversion.create(width, height);
+    const wasm = (this.conversion ??= YuvConversion.create(width, height));
     if (wasm) {
-      wasm.words.set(kept.words);
+      if (kept.words !== wasm.words) wasm.words.set(kept.words);
       kept.words = wasm.words;
       return { bytes: wasm.bytes, stale, convert: (box) => wasm.convert(box) };
     }
@@ -299,7 +331,7 @@ export class FrameRenderer {
     let dirty: Box[] = [];
     if (!this.kept) {
       dirty = [{ x0: 0, y0: 0, x1: width, y1: height }];
-      this.kept = { words: new Uint32Array(width * height), headKey, bodyKey, head, body, moving };
+      this.kept = { words: this.conversion?.words ?? new Uint32Array(width * height), headKey, bodyKey, head, body, moving };
     } else {
       const last = this.kept;
       if (last.headKey !== headKey) {
@@ -511,9 +543,7 @@ export class FrameRenderer {
     applyPartTransform(ctx, this.geometry, 'head', frame.pose);
     paintPart(ctx, this.geometry, part, frame.pose, frame.mouth);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
-    const pixels = canvas.data();
-    const count = canvas.width * canvas.height;
-    const source = pixels.byteOffset % 4 === 0 ? new Uint32Array(pixels.buffer, pixels.byteOffset, count) : new Uint32Array(new Uint8Array(pixels).buffer);
+    const source = wordsOf(canvas.data());
     const placed = { pixels: source, width: canvas.width, height: h, x: x0, y: y0, box: { x0, y0, x1, y1 }, key };
     this.lastParts.set(part, { key, placed });
     return placed;
@@ -669,7 +699,7 @@ export class FrameRenderer {
   /** Draws frame `frameIndex` and encodes it as PNG. */
   async renderPng(frameIndex: number, mouth: MouthShape): Promise<Buffer> {
     this.draw(frameIndex, mouth);
-    return this.canvas.encode('png');
+    return this.frameContext().canvas.encode('png');
   }
 
   /**
@@ -729,6 +759,12 @@ interface MovingParts {
   /** What the mouth and the drawn eyes show (see PlacedPixels.key). */
   mouthKey: string | undefined;
   eyesKey: string | undefined;
+}
+
+/** `bytes` (RGBA, four a pixel) as words: a view where they are 4-byte aligned, a copy otherwise. */
+function wordsOf(bytes: Uint8Array): Uint32Array {
+  const count = bytes.byteLength >>> 2;
+  return bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, count) : new Uint32Array(new Uint8Array(bytes).buffer, 0, count);
 }
 
 /** Composes `placed` over `words` (a `width × height` frame) within `clip`. */

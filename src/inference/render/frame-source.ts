@@ -165,6 +165,7 @@ class InlineFrameSource extends FrameSource {
 
   async close(): Promise<void> {
     if (this.encoder && !this.encoded) await this.encoder.abort();
+    (await this.renderer.catch(() => undefined))?.close?.();
   }
 }
 

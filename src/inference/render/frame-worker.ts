@@ -10,7 +10,7 @@
  * Canvas drawing and image decoding are native code: in a child, a crash there ends the child only.
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
-import { createFrameDrawer, drawFrameInto } from './frame-drawer.js';
+import { createFrameDrawer, drawFrameInto, type FrameDrawer } from './frame-drawer.js';
 import { RESTING_MOUTH } from '../lipsync/mouth.js';
 import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
 import { MediaSpawner } from '../media/media-spawner.js';
@@ -33,6 +33,11 @@ spawner.start();
 let prepare: Prepare | undefined;
 let draw: Draw | undefined;
 let free: number[] = [];
+/**
+ * The ring of slots the frames are drawn into, kept from one video to the next (grown when a video needs more): its
+ * pages are then touched once per child, not once per video.
+ */
+let ring: ArrayBuffer | undefined;
 /** Aborted when the parent stops the current video. */
 let stop = new AbortController();
 let wake: (() => void) | undefined;
@@ -73,13 +78,14 @@ for (;;) {
   const video = prepare!;
   const { signal } = stop;
   let encoder: VideoEncoder | undefined;
+  let renderer: FrameDrawer | undefined;
   try {
     // ffmpeg starts (and opens the audio) while the renderer is set up and the parent analyses the audio.
     if (video.encoder) encoder = openVideoEncoder({ ...video.encoder.options, signal }, video.encoder.binaries, spawner);
-    const renderer = await createFrameDrawer(video);
+    renderer = await createFrameDrawer(video);
     const format = video.encoder?.options.pixelFormat ?? 'rgba';
     const frameBytes = rawFrameBytes(format, renderer.width, renderer.height);
-    const ring = new ArrayBuffer(frameBytes * video.slots);
+    if (!ring || ring.byteLength < frameBytes * video.slots) ring = new ArrayBuffer(frameBytes * video.slots);
     post({ type: 'ready', job: video.job });
     await until(() => draw !== undefined && draw.job === video.job, signal);
     const { mouths, total } = draw!;
@@ -116,6 +122,8 @@ for (;;) {
     await encoder?.abort();
     post({ type: 'error', job: video.job, message: error instanceof Error ? error.message : String(error), error: serializeError(error) });
   }
+  // Its memory goes back to the pool for the next video of this size.
+  renderer?.close?.();
   if (prepare === video) {
     prepare = undefined;
     draw = undefined;

@@ -46,6 +46,15 @@ function yuvModule(): WasmModule | null {
 
 const PAGE = 65_536;
 
+/**
+ * Conversions handed back ({@link YuvConversion.release}), by frame size, for the next renderer of that size on this
+ * thread: a process drawing video after video then writes into memory it has already touched, where fresh memory
+ * faults page by page (a 1280×720 conversion is 2 150 pages, ~11 µs a fault on a 2-vCPU VM). At most
+ * {@link POOLED_PER_SIZE} a size are kept.
+ */
+const pool = new Map<string, YuvConversion[]>();
+const POOLED_PER_SIZE = 2;
+
 /** One frame size's pixels, pixels last converted and yuv420p frame in WebAssembly memory, and their conversion. */
 export class YuvConversion {
   /** The frame: `width × height` RGBA words (little-endian, red in the low byte), as the renderer composes them. */
@@ -71,13 +80,16 @@ export class YuvConversion {
   }
 
   /**
-   * A conversion for frames of `width × height` (even sides); none when the compiled module is missing or cannot be
-   * compiled here (a bundle without the package's `wasm/` folder, an engine without SIMD), or its memory cannot be
-   * had (an address-space limit: an engine reserves several GiB of address space for each WebAssembly memory).
+   * A conversion for frames of `width × height` (even sides), one handed back by {@link release} if there is one;
+   * none when the compiled module is missing or cannot be compiled here (a bundle without the package's `wasm/`
+   * folder, an engine without SIMD), or its memory cannot be had (an address-space limit: an engine reserves several
+   * GiB of address space for each WebAssembly memory).
    * @throws RangeError for odd sides.
    */
   static create(width: number, height: number): YuvConversion | undefined {
     if ((width | height) & 1 || width <= 0 || height <= 0) throw new RangeError(`yuv420p needs even sides, not ${width}×${height}`);
+    const pooled = pool.get(`${width}x${height}`)?.pop();
+    if (pooled) return pooled;
     const module = yuvModule();
     if (!module) return undefined;
     try {
@@ -85,6 +97,18 @@ export class YuvConversion {
     } catch {
       return undefined;
     }
+  }
+
+  /**
+   * Hands this conversion back for a later {@link create} of the same size on this thread; the caller no longer uses
+   * it or its views. The next owner's {@link words} hold this one's last frame ({@link previous} and {@link bytes}
+   * stay each other's conversion, which is all {@link convert} relies on).
+   */
+  release(): void {
+    const key = `${this.width}x${this.height}`;
+    const free = pool.get(key) ?? [];
+    if (free.length < POOLED_PER_SIZE && !free.includes(this)) free.push(this);
+    pool.set(key, free);
   }
 
   /**
