@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -176,6 +176,10 @@ test('with an encoder, the worker writes the mp4 itself; a video closed unfinish
           const parent = tree.find((info) => info.pid === ffmpeg[0]!.ppid);
           assert.equal(parent?.cmdline, 'virtual-anchor media spawner');
           assert.equal(tree.find((info) => info.pid === parent.ppid)?.cmdline, 'virtual-anchor frame drawing');
+          // The canvas's allocator keeps freed memory for a second (the host's environment does not set it here).
+          const environ = readFileSync(`/proc/${parent.ppid}/environ`, 'utf8').split('\0');
+          assert.equal(process.env.MIMALLOC_PURGE_DELAY, undefined);
+          assert.ok(environ.includes('MIMALLOC_PURGE_DELAY=1000'), 'the frame child\'s mimalloc purge delay');
         }
         await source.encode(mouths, 10, undefined, (done) => counts.push(done));
       } finally {

@@ -8,6 +8,8 @@ export interface ChildOptions {
   name: string;
   /** V8 old-space limit of the child (`--max-old-space-size`); past it the child ends, the host does not. */
   maxOldGenerationSizeMb?: number;
+  /** Environment variables the child gets unless the host's environment sets them already. */
+  defaultEnv?: Record<string, string>;
 }
 
 /** Environment variable that tells a child its pool's name (its process title). */
@@ -26,7 +28,7 @@ export function startChild(module: ChildModule, options: ChildOptions): ChildPro
     execArgv,
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...process.env, [CHILD_NAME_ENV]: options.name },
+    env: { ...options.defaultEnv, ...process.env, [CHILD_NAME_ENV]: options.name },
     // Its own process group (POSIX): the ffmpeg processes it starts are killed with it (see killGroup), and a
     // terminal's Ctrl+C reaches the host only, which then ends its children.
     detached: process.platform !== 'win32',
