@@ -66,6 +66,15 @@ test('a binary that cannot start fails with spawnMedia\'s message, and a frame w
   await assert.rejects(encoder.write(new Uint8Array(16 * 16 * 4)), /ENOENT/);
 });
 
+test('arguments Node refuses to pass on fail that process only: the spawner serves the next one', async () => {
+  const pid = (await spawner.spawn('ffmpeg', binaries.ffmpegPath, ['-version']).exited, spawner.pid);
+  const refused = spawner.spawn('ffmpeg', binaries.ffmpegPath, ['-i', 'a\0b']);
+  assert.equal(await refused.stdin, undefined);
+  await assert.rejects(refused.exited, (error: unknown) => error instanceof MediaProcessError && /^ffmpeg failed: .*null bytes/.test(error.message));
+  await spawner.spawn('ffmpeg', binaries.ffmpegPath, ['-version']).exited;
+  assert.equal(spawner.pid, pid, 'the same spawner');
+});
+
 test('an ffmpeg that exits non-zero fails with its code and the last line of its stderr, the secret redacted', async () => {
   const secret = join(dir, 'secret-input.wav');
   const proc = spawner.spawn('ffmpeg', binaries.ffmpegPath, ['-nostdin', '-loglevel', 'error', '-i', secret, '-f', 'null', '-'], { redact: secret });

@@ -1,9 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
+import type { Writable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { resolveMediaBinaries, type MediaBinaries, type ResolveMediaBinariesOptions } from './binaries.js';
 import { decodedDurationTrim } from './duration-cap.js';
-import type { Writable } from 'node:stream';
 import { spawnStdinProcess, type MediaSpawner, type StdinProcess } from './media-spawner.js';
 import { untrustedFileInput } from './process.js';
 import { rawFrameBytes, type RawVideoFormat } from './raw-video.js';

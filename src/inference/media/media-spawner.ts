@@ -37,6 +37,8 @@ export function spawnStdinProcess(tool: MediaTool, binary: string, args: string[
 
 /** A process the spawner was asked for, until its exit is known. */
 interface Pending {
+  /** The spawner process asked. */
+  owner: ChildProcess;
   tool: MediaTool;
   options: StdinProcessOptions;
   pid?: number;
@@ -90,6 +92,7 @@ export class MediaSpawner {
       this.hold();
     };
     const pending: Pending = {
+      owner: child,
       tool,
       options,
       stdinReady,
@@ -120,13 +123,21 @@ export class MediaSpawner {
   close(): void {
     const child = this.child;
     this.child = undefined;
-    child?.kill('SIGKILL');
-    this.lost('the media spawner was closed');
+    if (!child) return;
+    child.kill('SIGKILL');
+    this.lost(child, 'the media spawner was closed');
   }
 
-  /** The spawner's process, started if need be; none where its module is missing. */
+  /** The spawner's process, started if need be (again, once one has gone); none where its module is missing. */
   private process(): ChildProcess | undefined {
-    if (this.child) return this.child;
+    if (this.child?.connected) return this.child;
+    if (this.child) {
+      // Gone, going, or never started: what it had started fails (its exit, if it comes, then finds nothing).
+      const old = this.child;
+      this.child = undefined;
+      old.kill('SIGKILL');
+      this.lost(old, 'the media spawner is not running');
+    }
     if (!SPAWNER_MODULE) return undefined;
     const child = fork(SPAWNER_MODULE.path, [], { execArgv: SPAWNER_MODULE.execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     child.on('message', (message: FromSpawner, handle: unknown) => {
@@ -147,16 +158,17 @@ export class MediaSpawner {
     child.on('error', () => undefined);
     child.once('exit', (code, signal) => {
       if (this.child === child) this.child = undefined;
-      this.lost(signal ? `the media spawner was killed by ${signal}` : `the media spawner exited (code ${code})`);
+      this.lost(child, signal ? `the media spawner was killed by ${signal}` : `the media spawner exited (code ${code})`);
     });
     this.child = child;
     this.hold();
     return child;
   }
 
-  /** The spawner is gone: what it had started is killed, and fails with `why`. */
-  private lost(why: string): void {
+  /** Spawner process `owner` is gone: what it had started is killed, and fails with `why`. */
+  private lost(owner: ChildProcess, why: string): void {
     for (const pending of [...this.pending.values()]) {
+      if (pending.owner !== owner) continue;
       if (pending.pid !== undefined) killPid(pending.pid);
       pending.fail(new MediaProcessError(pending.tool, `${pending.tool} failed: ${why}`, ''));
     }

@@ -28,7 +28,15 @@ process.on('message', (message: ToSpawner) => {
   const { id, binary, args } = message;
   let stderr = '';
   let error: { message: string; code?: string } | undefined;
-  const child = spawn(binary, args, { stdio: ['pipe', 'ignore', 'pipe'], windowsHide: true });
+  let child: ChildProcess;
+  try {
+    child = spawn(binary, args, { stdio: ['pipe', 'ignore', 'pipe'], windowsHide: true });
+  } catch (failure) {
+    // Refused before starting (arguments Node will not pass on): the same report as a start that failed.
+    const { message, code } = failure as NodeJS.ErrnoException;
+    post({ type: 'exit', id, code: null, signal: null, stderr: '', error: { message, code } });
+    return;
+  }
   running.set(id, child);
   child.stdin?.on('error', () => undefined);
   child.stderr?.setEncoding('utf8');
