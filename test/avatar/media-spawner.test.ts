@@ -12,7 +12,11 @@ import { resolveMediaBinaries, type MediaBinaries } from '../../src/inference/me
 import { openVideoEncoder } from '../../src/inference/media/encode-video.js';
 import { MediaProcessError } from '../../src/inference/media/errors.js';
 import { MediaSpawner } from '../../src/inference/media/media-spawner.js';
+import { createHash } from 'node:crypto';
 import { ffprobeStreams } from './helpers.js';
+import { normalisedGeometry, probeClip } from '../../src/inference/video/clip-probe.js';
+import { decodeClip } from '../../src/inference/video/decode-clip.js';
+import { clmtrackrClip } from '../video/helpers.js';
 import { processInfo, processTree } from '../helpers/processes.js';
 
 let dir: string;
@@ -56,6 +60,55 @@ test('through the spawner, ffmpeg is the spawner\'s child, not this process\'s, 
   const [video] = await ffprobeStreams(binaries.ffprobePath, out);
   assert.equal(video?.codec_name, 'h264');
   assert.equal(Number(video?.nb_frames), 25);
+});
+
+test('a process writing its output to pipe:0 is read whole from the socket handed back, as from its stdout here', async () => {
+  const args = (to: string) => ['-nostdin', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=size=64x48:rate=25', '-frames:v', '50', '-f', 'rawvideo', '-pix_fmt', 'yuv420p', to];
+  const read = async (stream: AsyncIterable<Buffer>) => {
+    const hash = createHash('sha256');
+    let bytes = 0;
+    for await (const chunk of stream) {
+      hash.update(chunk);
+      bytes += chunk.length;
+    }
+    return { bytes, hash: hash.digest('hex') };
+  };
+  const remote = spawner.spawnWithOutputOnStdin('ffmpeg', binaries.ffmpegPath, args('pipe:0'));
+  const stdout = await remote.stdout;
+  assert.ok(stdout);
+  const got = await read(stdout as AsyncIterable<Buffer>);
+  await remote.exited;
+  const local = spawn(binaries.ffmpegPath, args('pipe:1'), { stdio: ['ignore', 'pipe', 'inherit'] });
+  const expected = await read(local.stdout);
+  assert.equal(got.bytes, 50 * 64 * 48 * 1.5);
+  assert.deepEqual(got, expected);
+});
+
+test('a clip decoded through the spawner gives the frames decoded here, from an ffmpeg below the spawner', async () => {
+  const clip = clmtrackrClip();
+  const geometry = normalisedGeometry(await probeClip(clip, binaries));
+  const hashes = async (through?: MediaSpawner) => {
+    const out: string[] = [];
+    for await (const frame of decodeClip(clip, { geometry, outputSize: { width: 160, height: 120 }, maxFrames: 40 }, binaries, through)) {
+      if (frame.index === 0 && through) {
+        const ffmpeg = processTree(through.pid).filter((info) => info.comm.startsWith('ffmpeg'));
+        assert.equal(ffmpeg.length, 1, 'the decoder runs below the spawner');
+      }
+      out.push(createHash('sha256').update(frame.pixels).digest('hex'));
+      frame.release();
+    }
+    return out;
+  };
+  const here = await hashes();
+  assert.equal(here.length, 40);
+  assert.deepEqual(await hashes(spawner), here);
+  // Stopped early, the decoder is killed and its socket closed: nothing is left below the spawner.
+  for await (const frame of decodeClip(clip, { geometry }, binaries, spawner)) {
+    frame.release();
+    break;
+  }
+  for (let tries = 0; tries < 100 && processTree(spawner.pid).some((info) => info.comm.startsWith('ffmpeg')); tries++) await sleep(20);
+  assert.equal(processTree(spawner.pid).filter((info) => info.comm.startsWith('ffmpeg')).length, 0);
 });
 
 test('a binary that cannot start fails with spawnMedia\'s message, and a frame written to it is refused with it', async () => {

@@ -7,7 +7,7 @@
  * (its writing end, as a handle over the IPC channel), so the frames still go straight from the caller to ffmpeg.
  */
 import type { ChildProcess } from 'node:child_process';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { fork } from 'node:child_process';
 import { childModule } from '../workers/child-module.js';
 import { MediaProcessError, type MediaTool } from './errors.js';
@@ -21,6 +21,16 @@ export interface StdinProcess {
   /** Settles once it has exited; rejects with a `MediaProcessError` unless it exited with 0. */
   readonly exited: Promise<void>;
   /** Kills it (SIGKILL); {@link exited} then rejects. */
+  kill(): void;
+}
+
+/** A started media process whose output is read from it (see {@link MediaSpawner.spawnWithOutputOnStdin}). */
+export interface StdoutProcess {
+  /** Its output once it runs; `undefined` when it could not be started (then {@link exited} says why). */
+  readonly stdout: Promise<Readable | undefined>;
+  /** Settles once it has exited; rejects with a `MediaProcessError` unless it exited with 0. */
+  readonly exited: Promise<void>;
+  /** Kills it (SIGKILL) if it still runs; {@link exited} then rejects. */
   kill(): void;
 }
 
@@ -117,6 +127,17 @@ export class MediaSpawner {
     else if (options.signal?.aborted) kill();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     return { stdin, exited, kill };
+  }
+
+  /**
+   * Starts `binary args`, whose output is its **stdin**, from the spawner's process: the arguments write the output
+   * to `pipe:0` (ffmpeg). Node's stdio pipe is a socket pair, which carries data both ways; the spawner never reads
+   * its end and hands it back, so the output is read here ({@link StdoutProcess.stdout}) and nothing is lost on the
+   * way (a stdout handed back could be: Node starts reading a child's stdout as soon as it starts).
+   */
+  spawnWithOutputOnStdin(tool: MediaTool, binary: string, args: string[], options: StdinProcessOptions = {}): StdoutProcess {
+    const proc = this.spawn(tool, binary, args, options);
+    return { stdout: proc.stdin as Promise<(Writable & Readable) | undefined>, exited: proc.exited, kill: proc.kill };
   }
 
   /** Ends the spawner's process and kills what it started. */

@@ -5,6 +5,7 @@
  * memory does not grow with the clip's length.
  */
 import type { MediaBinaries } from '../media/binaries.js';
+import type { MediaSpawner, StdoutProcess } from '../media/media-spawner.js';
 import { spawnMedia, untrustedFileInput } from '../media/process.js';
 import { yuv420Bytes } from '../media/raw-video.js';
 import type { ClipGeometry } from './clip-probe.js';
@@ -77,8 +78,10 @@ export function clipFilters(options: Pick<DecodeClipOptions, 'geometry' | 'outpu
 /**
  * The frames of the clip at `path` (see the module comment), in order. Throws ffmpeg's error (a
  * `MediaProcessError` with its last line) when it fails, or the abort reason; stopping the iteration kills ffmpeg.
+ * With `spawner`, ffmpeg is started from the spawner's small process (see media-spawner.ts) and writes the frames
+ * into the socket it hands back.
  */
-export async function* decodeClip(path: string, options: DecodeClipOptions, binaries: MediaBinaries): AsyncGenerator<DecodedFrame> {
+export async function* decodeClip(path: string, options: DecodeClipOptions, binaries: MediaBinaries, spawner?: MediaSpawner): AsyncGenerator<DecodedFrame> {
   const { width, height } = decodedFrame(options.geometry, options.outputSize);
   const frameBytes = yuv420Bytes(width, height);
   const args = [
@@ -87,15 +90,17 @@ export async function* decodeClip(path: string, options: DecodeClipOptions, bina
     '-map', '0:v:0', '-an', '-sn', '-dn',
     '-vf', clipFilters(options),
     ...(options.maxFrames !== undefined ? ['-frames:v', String(options.maxFrames)] : []),
-    '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1',
+    '-f', 'rawvideo', '-pix_fmt', 'yuv420p', spawner ? 'pipe:0' : 'pipe:1',
   ];
-  const proc = spawnMedia('ffmpeg', binaries.ffmpegPath, args, { signal: options.signal, redact: path });
+  const proc = spawner
+    ? spawner.spawnWithOutputOnStdin('ffmpeg', binaries.ffmpegPath, args, { signal: options.signal, redact: path })
+    : spawnedHere(args, path, options.signal, binaries);
   // A failed exit is read below; until then it must not count as unhandled.
   const exited = proc.exited.then(
     () => undefined,
     (error: Error) => error,
   );
-  const stdout = proc.child.stdout!;
+  const stdout = (await proc.stdout) ?? emptyStream();
   const free: Uint8Array[] = [];
   let index = 0;
   let filled = 0;
@@ -130,6 +135,22 @@ export async function* decodeClip(path: string, options: DecodeClipOptions, bina
     options.signal?.throwIfAborted();
     if (error) throw error;
   } finally {
-    if (proc.child.exitCode === null && proc.child.signalCode === null) proc.child.kill('SIGKILL');
+    proc.kill();
+    if ('destroy' in stdout) stdout.destroy();
   }
 }
+
+/** ffmpeg `args` started by this process, its stdout as a {@link StdoutProcess}. */
+function spawnedHere(args: string[], path: string, signal: AbortSignal | undefined, binaries: MediaBinaries): StdoutProcess {
+  const { child, exited } = spawnMedia('ffmpeg', binaries.ffmpegPath, args, { signal, redact: path });
+  return {
+    stdout: Promise.resolve(child.stdout ?? undefined),
+    exited,
+    kill: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}
+
+/** No output (a process that could not start: its exit says why). */
+async function* emptyStream(): AsyncGenerator<Buffer> {}

@@ -9,6 +9,7 @@ import type { VideoFace } from '../../domain/avatar/video-face.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
 import type { MediaBinaries } from '../media/binaries.js';
 import { openVideoEncoder, type VideoEncoderSettings } from '../media/encode-video.js';
+import type { MediaSpawner } from '../media/media-spawner.js';
 import { decodeClip, decodedFrame } from './decode-clip.js';
 import { LoopJoinEase } from './loop-join.js';
 import { VideoFrameRenderer, type MouthSource } from './video-frame-renderer.js';
@@ -46,8 +47,12 @@ export interface RenderVideoAvatarSettings {
   onSource?: (frame: number, source: MouthSource) => void;
 }
 
-/** Renders a job's video with a video avatar (see the module comment); the partial file is removed on failure. */
-export async function renderVideoAvatar(options: RenderVideoAvatarOptions): Promise<void> {
+/**
+ * Renders a job's video with a video avatar (see the module comment); the partial file is removed on failure. With
+ * `spawner`, its ffmpeg processes (the decoder of each pass, the encoder) are started from the spawner's small process
+ * instead of by forking the caller (see media-spawner.ts).
+ */
+export async function renderVideoAvatar(options: RenderVideoAvatarOptions, spawner?: MediaSpawner): Promise<void> {
   const { face, binaries, signal } = options;
   // The track still being computed: a failure before it is awaited (below) must not be an unhandled rejection.
   const pending = 'track' in options ? Promise.resolve(options.track) : undefined;
@@ -69,6 +74,7 @@ export async function renderVideoAvatar(options: RenderVideoAvatarOptions): Prom
       signal,
     },
     binaries,
+    spawner,
   );
   try {
     let done = 0;
@@ -78,7 +84,7 @@ export async function renderVideoAvatar(options: RenderVideoAvatarOptions): Prom
     while (track === undefined || done < track.total) {
       const before = done;
       const maxFrames = track ? track.total - done : undefined;
-      for await (const frame of decodeClip(face.clipPath, { geometry, outputSize: options.outputSize, normalised: true, maxFrames, signal }, binaries)) {
+      for await (const frame of decodeClip(face.clipPath, { geometry, outputSize: options.outputSize, normalised: true, maxFrames, signal }, binaries, spawner)) {
         track ??= await pending!;
         signal?.throwIfAborted();
         if (done >= track.total) {
