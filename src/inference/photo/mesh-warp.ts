@@ -4,6 +4,7 @@
  * exactly one of them (each edge's function is evaluated from its lower vertex index, so both triangles see
  * the same value), so the warped mesh has neither gaps nor seams.
  */
+import { wordsOf } from '../render/rgba-words.js';
 
 /** Below this shift (pixels) a vertex counts as still; a triangle with three still vertices is not redrawn. */
 const STILL = 1e-3;
@@ -35,12 +36,6 @@ export function warpMesh(
   }
   // A target that was not aligned was drawn into a copy; copy it back.
   if (words.target.buffer !== target.buffer) target.set(new Uint8Array(words.target.buffer, 0, target.length));
-}
-
-/** `bytes` (RGBA) as 32-bit words, a pixel each: a view where it is aligned for it, else a copy. */
-function wordsOf(bytes: Uint8Array): Uint32Array {
-  if (bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
-  return new Uint32Array(bytes.slice().buffer, 0, bytes.length >> 2);
 }
 
 /** Whether this machine stores a word's low byte first (RGBA bytes then read as 0xAABBGGRR). */

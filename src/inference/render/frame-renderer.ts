@@ -27,6 +27,7 @@ import { Affine } from './raster/affine.js';
 import { PathCoverage } from './raster/path-coverage.js';
 import { changedBoxes, type RowSpans } from './raster/span-changes.js';
 import { rgbaToYuv420 } from './yuv420.js';
+import { wordsOf } from './rgba-words.js';
 import { YuvConversion } from './yuv420-wasm.js';
 import { yuv420Bytes, type RawVideoFormat } from '../media/raw-video.js';
 import type { Ctx } from './layout.js';
@@ -759,12 +760,6 @@ interface MovingParts {
   /** What the mouth and the drawn eyes show (see PlacedPixels.key). */
   mouthKey: string | undefined;
   eyesKey: string | undefined;
-}
-
-/** `bytes` (RGBA, four a pixel) as words: a view where they are 4-byte aligned, a copy otherwise. */
-function wordsOf(bytes: Uint8Array): Uint32Array {
-  const count = bytes.byteLength >>> 2;
-  return bytes.byteOffset % 4 === 0 ? new Uint32Array(bytes.buffer, bytes.byteOffset, count) : new Uint32Array(new Uint8Array(bytes).buffer, 0, count);
 }
 
 /** Composes `placed` over `words` (a `width × height` frame) within `clip`. */

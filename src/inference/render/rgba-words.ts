@@ -1,0 +1,5 @@
+/** `bytes` (RGBA, four a pixel) as 32-bit words, a pixel each: a view where it is aligned for it, else a copy. */
+export function wordsOf(bytes: Uint8Array): Uint32Array {
+  if (bytes.byteOffset % 4 === 0) return new Uint32Array(bytes.buffer, bytes.byteOffset, bytes.length >> 2);
+  return new Uint32Array(bytes.slice().buffer, 0, bytes.length >> 2);
+}
