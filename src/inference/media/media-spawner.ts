@@ -11,7 +11,7 @@ import type { Readable, Writable } from 'node:stream';
 import { fork } from 'node:child_process';
 import { childModule } from '../workers/child-module.js';
 import { MediaProcessError, type MediaTool } from './errors.js';
-import { exitError, spawnMedia, type SpawnMediaOptions } from './process.js';
+import { spawnMedia, type SpawnMediaOptions } from './process.js';
 import type { FromSpawner, ToSpawner } from './spawner-protocol.js';
 
 /** A started media process that reads its input from stdin. */
@@ -50,7 +50,6 @@ interface Pending {
   /** The spawner process asked. */
   owner: ChildProcess;
   tool: MediaTool;
-  options: StdinProcessOptions;
   pid?: number;
   stdinReady(stdin: Writable | undefined): void;
   settle(exit: Extract<FromSpawner, { type: 'exit' }>): void;
@@ -104,13 +103,12 @@ export class MediaSpawner {
     const pending: Pending = {
       owner: child,
       tool,
-      options,
       stdinReady,
-      settle: ({ code, signal, stderr, error }) => {
+      settle: ({ failure }) => {
         done();
-        if (code === 0 && !error) return resolveExit();
-        const spawnError = error ? Object.assign(new Error(error.message), { code: error.code }) : undefined;
-        rejectExit(exitError(tool, { code, signal, stderr, spawnError }, options));
+        if (!failure) return resolveExit();
+        const cause = failure.cause && Object.assign(new Error(failure.cause.message), { code: failure.cause.code });
+        rejectExit(new MediaProcessError(tool, failure.message, failure.stderrTail, { cause }));
       },
       fail: (error) => {
         done();
@@ -123,7 +121,7 @@ export class MediaSpawner {
     };
     this.pending.set(id, pending);
     this.hold();
-    if (!this.post({ type: 'spawn', id, tool, binary, args })) pending.fail(new MediaProcessError(tool, `${tool} failed: the media spawner is not running`, ''));
+    if (!this.post({ type: 'spawn', id, tool, binary, args, redact: options.redact })) pending.fail(new MediaProcessError(tool, `${tool} failed: the media spawner is not running`, ''));
     else if (options.signal?.aborted) kill();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     return { stdin, exited, kill };

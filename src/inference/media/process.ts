@@ -45,8 +45,7 @@ export interface SpawnMediaOptions {
   extraOutputs?: number;
 }
 
-/** How much of a process's stderr is kept for its error message (the last characters). */
-export const STDERR_TAIL_CHARS = 4000;
+const STDERR_TAIL_CHARS = 4000;
 
 /** Spawns ffmpeg/ffprobe with stdout piped and a bounded tail of stderr kept for error messages. */
 export function spawnMedia(tool: MediaTool, binary: string, args: string[], options: SpawnMediaOptions = {}): MediaProcess {

@@ -1,13 +1,14 @@
 /**
  * Child-process entry of {@link MediaSpawner} (media-spawner.ts): starts the processes it is asked for from this
- * small process and hands their stdin to its parent. Node starts a process by forking the caller: the fork copies the
- * caller's page tables, and afterwards every page the caller writes faults once more (copy on write). A frame child
- * that spawns its ffmpeg itself pays that for hundreds of MB (its canvas arenas, frame ring, heap) at each video;
- * this process pays it for its own few MB.
+ * small process (with `spawnMedia`, as the caller would) and hands their stdin to its parent. Node starts a process by
+ * forking the caller: the fork copies the caller's page tables, and afterwards every page the caller writes faults
+ * once more (copy on write). A frame child that spawns its ffmpeg itself pays that for hundreds of MB (its canvas
+ * arenas, frame ring, heap) at each video; this process pays it for its own few MB.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import type { FromSpawner, ToSpawner } from './spawner-protocol.js';
-import { STDERR_TAIL_CHARS } from './process.js';
+import type { ChildProcess } from 'node:child_process';
+import { MediaProcessError } from './errors.js';
+import { exitError, spawnMedia } from './process.js';
+import type { FromSpawner, SpawnFailure, ToSpawner } from './spawner-protocol.js';
 
 const send = process.send?.bind(process);
 if (!send) throw new Error('spawner-child runs in a process started by MediaSpawner only');
@@ -20,37 +21,35 @@ const post = (message: FromSpawner, handle?: unknown) => {
   send(message, handle as never, undefined, () => undefined);
 };
 
+/** `error` (spawnMedia's, or what spawn threw) as the parent rebuilds it. */
+function failure(error: MediaProcessError): SpawnFailure {
+  const cause = error.cause as NodeJS.ErrnoException | undefined;
+  return { message: error.message, stderrTail: error.stderrTail, cause: cause && { message: cause.message, code: cause.code } };
+}
+
 process.on('message', (message: ToSpawner) => {
   if (message.type === 'kill') {
     running.get(message.id)?.kill('SIGKILL');
     return;
   }
-  const { id, binary, args } = message;
-  let stderr = '';
-  let error: { message: string; code?: string } | undefined;
-  let child: ChildProcess;
+  const { id, tool, binary, args, redact } = message;
+  let proc: ReturnType<typeof spawnMedia>;
   try {
-    child = spawn(binary, args, { stdio: ['pipe', 'ignore', 'pipe'], windowsHide: true });
-  } catch (failure) {
+    proc = spawnMedia(tool, binary, args, { stdin: true, redact });
+  } catch (error) {
     // Refused before starting (arguments Node will not pass on): the same report as a start that failed.
-    const { message, code } = failure as NodeJS.ErrnoException;
-    post({ type: 'exit', id, code: null, signal: null, stderr: '', error: { message, code } });
+    const spawnError = error instanceof Error ? error : new Error(String(error));
+    post({ type: 'exit', id, failure: failure(exitError(tool, { code: null, signal: null, stderr: '', spawnError }, { redact })) });
     return;
   }
+  const { child } = proc;
   running.set(id, child);
   child.stdin?.on('error', () => undefined);
-  child.stderr?.setEncoding('utf8');
-  child.stderr?.on('data', (chunk: string) => {
-    stderr = (stderr + chunk).slice(-STDERR_TAIL_CHARS);
-  });
   child.once('spawn', () => post({ type: 'spawned', id, pid: child.pid! }, child.stdin));
-  child.once('error', (failure: NodeJS.ErrnoException) => {
-    error = { message: failure.message, code: failure.code };
-  });
-  child.once('close', (code, signal) => {
-    running.delete(id);
-    post({ type: 'exit', id, code, signal, stderr, error });
-  });
+  proc.exited.then(
+    () => post({ type: 'exit', id }),
+    (error: MediaProcessError) => post({ type: 'exit', id, failure: failure(error) }),
+  ).finally(() => running.delete(id));
 });
 
 // The parent is gone (ended, crashed or killed): so are the processes it was writing to.
