@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +15,9 @@ import { probeMedia } from '../../src/inference/media/index.js';
 import { BINARIES } from '../helpers/media.js';
 import { processTree } from '../helpers/processes.js';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { promisify } from 'node:util';
+import { FrameRenderer } from '../../src/inference/render/frame-renderer.js';
+import { yuv420Bytes } from '../../src/inference/media/raw-video.js';
 
 let amara: AvatarDefinition;
 let avatars: AvatarDefinition[];
@@ -201,6 +205,44 @@ test('with an encoder, the worker writes the mp4 itself; a video closed unfinish
     await unfinished.close();
     assert.equal(existsSync(join(dir, 'unfinished.mp4')), false, 'no partial file is left');
     assert.equal(idleFrameWorkers(), idle, 'the worker answered the stop and went back to the pool');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('with an encoder, the worker hands ffmpeg each frame whole before drawing over it: a lossless mp4 holds exactly the frames drawn here', async () => {
+  // The worker writes frames from the renderer's own memory (no copy into a slot) and draws the next frame there once
+  // ffmpeg's pipe holds the last: a 512×512 yuv420p frame (393 kB) is more than the pipe takes at once, so drawing
+  // on before the write ended would change frames on their way to ffmpeg.
+  const dir = await mkdtemp(join(tmpdir(), 'va-frame-lossless-'));
+  try {
+    const binaries = { ...BINARIES, source: { ffmpeg: 'option', ffprobe: 'option' } } as const;
+    const { width, height, fps } = amara;
+    assert.ok(yuv420Bytes(width, height) > 256 * 1024, 'frames larger than the pipe');
+    const track: MouthShape[] = Array.from({ length: 40 }, (_, i) => ({ open: ((Math.sin(i / 2) + 1) / 2) * 0.8, width: (i % 7) / 7, round: (i % 5) / 5, closed: i % 11 === 0 ? 1 : 0, teeth: (i % 3) / 3 }));
+    const outputPath = join(dir, 'lossless.mp4');
+    const source = FrameSource.open({
+      definition: amara,
+      encoder: { options: { width, height, fps, outputPath, pixelFormat: 'yuv420p', preset: 'ultrafast', crf: 0 }, binaries },
+    });
+    try {
+      await source.ready();
+      await source.encode(track, track.length);
+    } finally {
+      await source.close();
+    }
+    const { stdout } = await promisify(execFile)(binaries.ffmpegPath, ['-v', 'error', '-i', outputPath, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1'], {
+      encoding: 'buffer',
+      maxBuffer: 64 << 20,
+    });
+    const bytes = yuv420Bytes(width, height);
+    assert.equal(stdout.length, bytes * track.length, 'every frame');
+    const renderer = new FrameRenderer(amara);
+    const expected = new Uint8Array(bytes);
+    for (const [index, mouth] of track.entries()) {
+      renderer.renderYuv420Into(index, mouth, expected);
+      assert.ok(stdout.subarray(index * bytes, (index + 1) * bytes).equals(expected), `frame ${index} arrived as drawn`);
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

@@ -235,6 +235,30 @@ test('a renderer converting only what changed draws exactly what a fresh rendere
   }
 });
 
+test('drawFormat draws in the renderer\'s own memory, one buffer a format, the bytes renderFormatInto gives; none without a kept frame', () => {
+  const def = avatars[0]!;
+  const size = { width: 256, height: 144 };
+  for (const format of ['yuv420p', 'rgba'] as const) {
+    const own = new FrameRenderer({ ...def, ...size });
+    const copying = new FrameRenderer({ ...def, ...size });
+    const expected = new Uint8Array(rawFrameBytes(format, size.width, size.height));
+    let first: Uint8Array | undefined;
+    for (let index = 0; index < 40; index++) {
+      const bytes = own.drawFormat(format, index, mouthAt(index));
+      assert.ok(bytes, `${format} frame ${index}: drawn`);
+      first ??= bytes;
+      assert.equal(bytes.buffer, first.buffer, `${format} frame ${index}: the same memory`);
+      assert.equal(bytes.byteOffset, first.byteOffset);
+      copying.renderFormatInto(format, index, mouthAt(index), expected);
+      assert.ok(Buffer.from(bytes).equals(Buffer.from(expected)), `${format} frame ${index}: renderFormatInto's bytes`);
+    }
+    own.close();
+  }
+  // Without cached layers or with a transparent frame there is no kept frame: the caller draws into its own buffer.
+  assert.equal(new FrameRenderer({ ...def, ...size }, { cacheLayers: false }).drawFormat('yuv420p', 0, mouthAt(0)), undefined);
+  assert.equal(new FrameRenderer({ ...def, ...size }, { transparent: true }).drawFormat('rgba', 0, mouthAt(0)), undefined);
+});
+
 test('the encoder takes yuv420p frames of 1.5 bytes a pixel, for even sizes only', async () => {
   const base = { width: 64, height: 48, fps: 10, outputPath: '/tmp/out.mp4' };
   const args = videoEncoderArgs({ ...base, pixelFormat: 'yuv420p' });

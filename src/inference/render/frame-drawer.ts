@@ -11,6 +11,12 @@ export interface FrameDrawer {
   readonly height: number;
   /** Draws frame `frameIndex` with `mouth` into `target` (`width × height × 4` RGBA bytes). */
   renderInto(frameIndex: number, mouth: MouthShape, target: Uint8Array): void;
+  /**
+   * Draws frame `frameIndex` with `mouth` in `format` into memory of the drawer's own and returns it, valid and
+   * unchanged until it draws again or is closed; none when it has no such memory for this frame (see
+   * `FrameRenderer.drawFormat`).
+   */
+  drawFormat?(format: RawVideoFormat, frameIndex: number, mouth: MouthShape): Uint8Array | undefined;
   /** Frees what it keeps between frames for the next drawer on this thread (see `FrameRenderer.close`). */
   close?(): void;
 }

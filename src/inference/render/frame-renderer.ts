@@ -247,7 +247,7 @@ export class FrameRenderer {
     const { width, height } = this;
     if (target.byteLength !== width * height * 4) throw new RangeError(`target has ${target.byteLength} bytes, expected ${width * height * 4}`);
     const kept = this.composeKept(frameIndex, mouth);
-    if (kept) target.set(new Uint8Array(kept.buffer, kept.byteOffset, kept.byteLength));
+    if (kept) target.set(rgbaBytes(kept));
     else target.set(this.frameContext().canvas.data());
   }
 
@@ -262,18 +262,40 @@ export class FrameRenderer {
     const { width, height } = this;
     const bytes = yuv420Bytes(width, height);
     if (target.byteLength !== bytes) throw new RangeError(`target has ${target.byteLength} bytes, expected ${bytes}`);
-    const whole = { x0: 0, y0: 0, x1: width, y1: height };
+    const own = this.yuv420Frame(frameIndex, mouth);
+    if (own) target.set(own);
+    else rgbaToYuv420(wordsOf(this.frameContext().canvas.data()), width, height, target, { x0: 0, y0: 0, x1: width, y1: height });
+  }
+
+  /**
+   * Draws frame `frameIndex` with `mouth` in `format` into memory this renderer keeps, and returns that memory: the
+   * bytes {@link renderFormatInto} would copy into a buffer of the caller's. They stay valid and unchanged until this
+   * renderer draws again or is closed, so a caller that writes them into a pipe waits for the write before the next
+   * frame (the copy into a caller's buffer, 1.4 MB a 1280×720 frame in yuv420p, into memory the encoder's threads
+   * have since pushed out of the caches, took 6–8 % of the frame child's time inside lip-sync jobs). None, and nothing
+   * drawn, when this renderer keeps no frame (no cached layers, or `transparent`): then draw into a buffer of yours
+   * with {@link renderFormatInto}.
+   */
+  drawFormat(format: RawVideoFormat, frameIndex: number, mouth: MouthShape): Uint8Array | undefined {
+    if (!this.layers || !this.backdropWords) return undefined;
+    if (format === 'yuv420p') return this.yuv420Frame(frameIndex, mouth);
+    const kept = this.composeKept(frameIndex, mouth);
+    return kept && rgbaBytes(kept);
+  }
+
+  /**
+   * Composes frame `frameIndex` into the kept frame and converts what changed into the kept yuv420p frame, which it
+   * returns; none, with the frame drawn into {@link canvas} instead, when there are no cached layers or no backdrop.
+   */
+  private yuv420Frame(frameIndex: number, mouth: MouthShape): Uint8Array | undefined {
+    const { width, height } = this;
     // Before the first frame: the kept frame is then composed in the conversion's memory (see yuvFrames).
     if (!this.yuv && !this.kept && this.layers && this.backdropWords) this.conversion ??= YuvConversion.create(width, height);
-    const kept = this.composeKept(frameIndex, mouth);
-    if (!kept) {
-      rgbaToYuv420(wordsOf(this.frameContext().canvas.data()), width, height, target, whole);
-      return;
-    }
+    if (!this.composeKept(frameIndex, mouth)) return undefined;
     const yuv = (this.yuv ??= this.yuvFrames());
     for (const box of yuv.stale) yuv.convert(box);
     yuv.stale.length = 0;
-    target.set(yuv.bytes);
+    return yuv.bytes;
   }
 
   /**
@@ -760,6 +782,11 @@ interface MovingParts {
   /** What the mouth and the drawn eyes show (see PlacedPixels.key). */
   mouthKey: string | undefined;
   eyesKey: string | undefined;
+}
+
+/** `words` as their bytes (the same memory). */
+function rgbaBytes(words: Uint32Array): Uint8Array {
+  return new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
 }
 
 /** Composes `placed` over `words` (a `width × height` frame) within `clip`. */

@@ -85,29 +85,32 @@ for (;;) {
     renderer = await createFrameDrawer(video);
     const format = video.encoder?.options.pixelFormat ?? 'rgba';
     const frameBytes = rawFrameBytes(format, renderer.width, renderer.height);
-    if (!ring || ring.byteLength < frameBytes * video.slots) ring = new ArrayBuffer(frameBytes * video.slots);
     post({ type: 'ready', job: video.job });
     await until(() => draw !== undefined && draw.job === video.job, signal);
     const { mouths, total } = draw!;
-    let reportedAt = Number.NEGATIVE_INFINITY;
+    const reportEncoded = encodedReporter(video.job, total);
     for (let index = 0; index < total; index++) {
+      const mouth = mouths[index] ?? RESTING_MOUTH;
+      // For ffmpeg, a drawer that keeps the frame in memory of its own has it written from there and draws the next
+      // one once ffmpeg's pipe holds it: no copy into a slot, at the cost of no frames queued here (ffmpeg reads a
+      // job's inputs on threads of its own, which queue frames, and x264 holds a dozen for its lookahead).
+      const own = encoder && renderer.drawFormat?.(format, index, mouth);
+      if (encoder && own) {
+        await writeWhole(encoder, own, signal);
+        reportEncoded(index);
+        continue;
+      }
       await until(() => free.length > 0, signal);
       const slot = free.shift()!;
+      if (!ring || ring.byteLength < frameBytes * video.slots) ring = new ArrayBuffer(frameBytes * video.slots);
       const pixels = new Uint8Array(ring, slot * frameBytes, frameBytes);
-      const mouth = mouths[index] ?? RESTING_MOUTH;
       drawFrameInto(renderer, format, index, mouth, pixels);
       if (encoder) {
         await encoder.write(pixels, () => {
           free.push(slot);
           notify();
         });
-        // `encoded` counts every frame before it too, so one message now and then says as much as one per frame
-        // did, for a fraction of the messages the parent (the host's event loop) has to take.
-        const now = performance.now();
-        if (now - reportedAt >= ENCODED_REPORT_MS || index === total - 1) {
-          reportedAt = now;
-          post({ type: 'encoded', job: video.job, index });
-        }
+        reportEncoded(index);
       } else {
         post({ type: 'frame', job: video.job, index, slot, pixels });
         // One turn of the event loop per frame: slots handed back are seen, and the finalizers of the
@@ -127,5 +130,38 @@ for (;;) {
   if (prepare === video) {
     prepare = undefined;
     draw = undefined;
+  }
+}
+
+/**
+ * Reports frames handed to ffmpeg for a video of `total` frames: `encoded` counts every frame before it too, so one
+ * message now and then (every {@link ENCODED_REPORT_MS}, and the last frame) says as much as one per frame did, for a
+ * fraction of the messages the parent (the host's event loop) has to take.
+ */
+function encodedReporter(job: Draw['job'], total: number): (index: number) => void {
+  let reportedAt = Number.NEGATIVE_INFINITY;
+  return (index) => {
+    const now = performance.now();
+    if (now - reportedAt < ENCODED_REPORT_MS && index !== total - 1) return;
+    reportedAt = now;
+    post({ type: 'encoded', job, index });
+  };
+}
+
+/**
+ * Writes `frame` into `encoder` and resolves once ffmpeg's pipe holds all of it (or the write failed: the next write
+ * reports why), so that the caller may draw over it; rejects when `signal` aborts first.
+ */
+async function writeWhole(encoder: VideoEncoder, frame: Uint8Array, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  let stopped: (() => void) | undefined;
+  try {
+    await new Promise<void>((resolve, reject) => {
+      stopped = () => reject(signal.reason);
+      signal.addEventListener('abort', stopped, { once: true });
+      encoder.write(frame, resolve).catch(reject);
+    });
+  } finally {
+    if (stopped) signal.removeEventListener('abort', stopped);
   }
 }
