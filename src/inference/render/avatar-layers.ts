@@ -15,6 +15,9 @@ export interface Layer {
   canvas: Canvas;
   x: number;
   y: number;
+  /** The canvas's size, read once: the canvas's own getters are calls into native code, made several times a frame. */
+  width: number;
+  height: number;
   /** Its pixels prepared for composition in TypeScript (made on first use). */
   spans?: SpanLayer;
 }
@@ -102,8 +105,8 @@ export class AvatarLayers {
     const skin = this.headAt(step, tilt).get('headSkin');
     if (!skin) return undefined;
     const { scale, originX, originY } = this.placement;
-    const { width } = skin.canvas;
-    const height = skin.canvas.height + below;
+    const { width } = skin;
+    const height = skin.height + below;
     const canvas = createCanvas(width, height);
     const ctx = canvas.getContext('2d');
     ctx.setTransform(scale, 0, 0, scale, originX - skin.x, originY - skin.y);
@@ -128,7 +131,7 @@ export class AvatarLayers {
     lctx.setTransform(scale, 0, 0, scale, originX - box.x0, originY - box.y0);
     applyPartTransform(lctx, this.geometry, PART_ANCHOR[part], { ...pose, headX: 0, headY: 0, breath: 0 });
     paintPart(lctx, this.geometry, part, pose, RESTING_FOR_LAYERS);
-    return { canvas, x: box.x0, y: box.y0 };
+    return { canvas, x: box.x0, y: box.y0, width: canvas.width, height: canvas.height };
   }
 
   /**

@@ -118,7 +118,7 @@ export class FrameRenderer {
    * The small canvases the mouth and the blinking or glancing eyes are drawn on by {@link renderInto} (see
    * drawPartPixels). Each grows to the largest size it was needed at; the whole of it is cleared and read back.
    */
-  private readonly partCanvases = new Map<'eyes' | 'mouth', Canvas>();
+  private readonly partCanvases = new Map<'eyes' | 'mouth', PartCanvas>();
   /** What {@link drawPartPixels} drew last for each part, and what it was drawn for. */
   private readonly lastParts = new Map<'eyes' | 'mouth', { key: string; placed: PlacedPixels }>();
   /** The head's outline, recorded and filled below the jaw line each frame (see drawFaceParts). */
@@ -457,7 +457,7 @@ export class FrameRenderer {
     const [dx, dy] = this.layerOffset(part, frame);
     const x = layer.x + dx;
     const y = layer.y + dy;
-    return { x0: x, y0: y, x1: x + layer.canvas.width, y1: y + layer.canvas.height };
+    return { x0: x, y0: y, x1: x + layer.width, y1: y + layer.height };
   }
 
   /** Composes `part`'s layer, placed for `frame`, over `words`, within `clip`. */
@@ -465,7 +465,7 @@ export class FrameRenderer {
     const layer = this.layerOf(part, frame);
     if (!layer) return;
     const [dx, dy] = this.layerOffset(part, frame);
-    layer.spans ??= new SpanLayer(layer.canvas.data(), layer.canvas.width, layer.canvas.height);
+    layer.spans ??= new SpanLayer(layer.canvas.data(), layer.width, layer.height);
     layer.spans.drawOver(words, this.width, this.height, { x: layer.x + dx, y: layer.y + dy }, clip);
   }
 
@@ -522,7 +522,7 @@ export class FrameRenderer {
     if (skin && area.x0 < area.x1 && area.y0 < area.y1) {
       const [dx, dy] = this.layerOffset('headSkin', frame);
       // Room for the jaw at its lowest (the face box's), so that the paint is drawn once per tilt step.
-      const below = Math.max(0, Math.min(height, box.y1) - (skin.y + dy + skin.canvas.height));
+      const below = Math.max(0, Math.min(height, box.y1) - (skin.y + dy + skin.height));
       const paint = this.layers?.skinPaintAt(frame.step, pose.headTilt, below);
       if (paint) {
         const coverage = outline.coverage(area);
@@ -552,22 +552,23 @@ export class FrameRenderer {
     const key = `${state.join(' ')} ${frame.step} ${x0 - hx} ${y0 - hy} ${w} ${h}`;
     const last = this.lastParts.get(part);
     if (last?.key === key) return { ...last.placed, x: x0, y: y0, box: { x0, y0, x1, y1 } };
-    let canvas = this.partCanvases.get(part);
-    if (!canvas || canvas.width < w || canvas.height < h) {
-      canvas = createCanvas(Math.max(w, canvas?.width ?? 0), Math.max(h, canvas?.height ?? 0));
-      this.partCanvases.set(part, canvas);
+    let drawn = this.partCanvases.get(part);
+    if (!drawn || drawn.width < w || drawn.height < h) {
+      const canvas = createCanvas(Math.max(w, drawn?.width ?? 0), Math.max(h, drawn?.height ?? 0));
+      // Read back every frame: without `willReadFrequently` each read after drawing cost about 1 ms (the canvas
+      // flushes and copies its surface), several times the drawing itself; with it the pixels are identical.
+      drawn = { canvas, ctx: canvas.getContext('2d', { willReadFrequently: true }), width: canvas.width, height: canvas.height };
+      this.partCanvases.set(part, drawn);
     }
-    // Read back every frame: without `willReadFrequently` each read after drawing cost about 1 ms (the canvas
-    // flushes and copies its surface), several times the drawing itself; with it the pixels are identical.
-    const ctx = canvas.getContext('2d', { willReadFrequently: true });
+    const { canvas, ctx } = drawn;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
-    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.clearRect(0, 0, drawn.width, drawn.height);
     this.designTransform(ctx, x0, y0);
     applyPartTransform(ctx, this.geometry, 'head', frame.pose);
     paintPart(ctx, this.geometry, part, frame.pose, frame.mouth);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     const source = wordsOf(canvas.data());
-    const placed = { pixels: source, width: canvas.width, height: h, x: x0, y: y0, box: { x0, y0, x1, y1 }, key };
+    const placed = { pixels: source, width: drawn.width, height: h, x: x0, y: y0, box: { x0, y0, x1, y1 }, key };
     this.lastParts.set(part, { key, placed });
     return placed;
   }
@@ -620,8 +621,8 @@ export class FrameRenderer {
       if (!layer) continue;
       box.x0 = Math.min(box.x0, layer.x + dx);
       box.y0 = Math.min(box.y0, layer.y + dy);
-      box.x1 = Math.max(box.x1, layer.x + dx + layer.canvas.width);
-      box.y1 = Math.max(box.y1, layer.y + dy + layer.canvas.height);
+      box.x1 = Math.max(box.x1, layer.x + dx + layer.width);
+      box.y1 = Math.max(box.y1, layer.y + dy + layer.height);
     }
     const room = Math.ceil(4 * this.scale) + 2;
     const jaw = Math.ceil(MAX_JAW_DROP * 1.2 * this.scale) + 3;
@@ -692,7 +693,7 @@ export class FrameRenderer {
     const [dx, dy] = this.layerOffset('headSkin', frame);
     const x = layer.x + dx;
     const top = layer.y + dy;
-    const { width, height } = layer.canvas;
+    const { width, height } = layer;
     const repaint = mouthGeometry(mouth, geometry.look, geometry.l).jawDrop * this.scale >= JAW_REPAINT_PX;
     const rows = repaint ? Math.max(0, Math.min(height, this.jawRow(pose) - top)) : height;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
@@ -741,6 +742,14 @@ export class FrameRenderer {
   private designTransform(ctx: { setTransform(a: number, b: number, c: number, d: number, e: number, f: number): void }, sx: number, sy: number): void {
     ctx.setTransform(this.scale, 0, 0, this.scale, this.originX - sx, this.originY - sy);
   }
+}
+
+/** A canvas a part is drawn on each frame (see FrameRenderer.drawPartPixels), its context and size, read once. */
+interface PartCanvas {
+  canvas: Canvas;
+  ctx: Ctx;
+  width: number;
+  height: number;
 }
 
 /** The frame {@link FrameRenderer} keeps between calls: its pixels, the placement key of its layers, and where its avatar and moving parts lie. */
