@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -9,6 +9,7 @@ import type { JobProgress } from '../../src/domain/job.js';
 import type { EngineContext } from '../../src/domain/engines.js';
 import { decodeAudio, probeMedia } from '../../src/inference/media/index.js';
 import { OnnxSeparationEngine } from '../../src/inference/separation/index.js';
+import { parseWavLayout, wavLayoutAt } from '../../src/inference/media/wav-layout.js';
 import { BINARIES, decodePcm as pcm, ffmpeg } from '../helpers/media.js';
 
 const exec = promisify(execFile);
@@ -113,6 +114,34 @@ test('wav stereo 44.1 kHz: stems keep rate, channels and length, sum back to the
   const last = progress[progress.length - 1];
   assert.equal(last.unit, 'seconds');
   assert.equal(last.done, last.total);
+});
+
+test('a plain PCM WAV is separated without ffprobe (its header gives its format), to the stems a probed copy gives', async () => {
+  // The same WAV with 70 kB of padding before its samples: past what the header reader looks at, so it is probed.
+  const input = join(dir, 'mix.wav');
+  const bytes = await readFile(input);
+  const layout = parseWavLayout(bytes, bytes.length);
+  assert.ok(layout, 'mix.wav is a plain PCM WAV');
+  const junk = Buffer.alloc(8 + 70_000);
+  junk.write('JUNK', 0, 'latin1');
+  junk.writeUInt32LE(70_000, 4);
+  const padded = Buffer.concat([bytes.subarray(0, layout.dataOffset - 8), junk, bytes.subarray(layout.dataOffset - 8)]);
+  padded.writeUInt32LE(padded.length - 8, 4);
+  const probedInput = join(dir, 'mix-padded.wav');
+  await writeFile(probedInput, padded);
+  assert.equal(await wavLayoutAt(probedInput), undefined, 'the padded copy is left to ffprobe');
+  const durationSec = await durationOf(input);
+  const stems = (name: string) => ({ speechPath: join(dir, `${name}-speech`), ambiencePath: join(dir, `${name}-ambience`) });
+  // An ffprobe that fails: the WAV does not need it, the padded copy does.
+  const noProbe = { ...binaries, ffprobePath: '/bin/false' };
+  const withoutProbe = new OnnxSeparationEngine({ binaries: noProbe, logger: silent });
+  await withoutProbe.separate({ audioPath: input, durationSec, ...stems('header') }, context());
+  await assert.rejects(withoutProbe.separate({ audioPath: probedInput, durationSec, ...stems('no-probe') }, context()), /ffprobe/);
+  await new OnnxSeparationEngine({ binaries, logger: silent }).separate({ audioPath: probedInput, durationSec, ...stems('probed') }, context());
+  for (const stem of ['speech', 'ambience']) {
+    const [fromHeader, probed] = await Promise.all([readFile(join(dir, `header-${stem}`)), readFile(join(dir, `probed-${stem}`))]);
+    assert.ok(fromHeader.equals(probed), `${stem}: the same stem either way`);
+  }
 });
 
 test('mp4 (AAC 48 kHz) and mov (PCM mono 22.05 kHz) video inputs: the audio track is separated at its own format', async () => {

@@ -3,7 +3,7 @@
  * ffmpeg (see wav-pcm.ts). Anything else (compressed codecs, RF64, big-endian RIFX, more than two channels, a header
  * that does not add up) is not a plain PCM WAV here, and its reader falls back to ffmpeg.
  */
-import type { FileHandle } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 
 /** How a plain PCM WAV file's samples are stored. */
 export interface WavLayout {
@@ -32,6 +32,24 @@ export async function readWavLayout(file: FileHandle, fileSize: number): Promise
   const head = Buffer.alloc(Math.min(HEADER_LIMIT, fileSize));
   const { bytesRead } = await file.read(head, 0, head.length, 0);
   return parseWavLayout(head.subarray(0, bytesRead), fileSize);
+}
+
+/** The layout of the WAV file at `path`, or none when it is not a plain PCM WAV (or cannot be read here). */
+export async function wavLayoutAt(path: string): Promise<WavLayout | undefined> {
+  const file = await open(path, 'r').catch(() => undefined);
+  if (!file) return undefined;
+  try {
+    return await readWavLayout(file, (await file.stat()).size);
+  } catch {
+    return undefined;
+  } finally {
+    await file.close();
+  }
+}
+
+/** The seconds of sound `layout` holds. */
+export function wavSeconds(layout: WavLayout): number {
+  return layout.dataBytes / (layout.bytesPerSample * layout.channels * layout.sampleRate);
 }
 
 /** {@link readWavLayout} on the first bytes of a file (`head`) of `fileSize` bytes. */

@@ -2,8 +2,9 @@
  * The compute of {@link OnnxSeparationEngine}, on the thread that calls it (a child process by default). Method (see
  * training/separation/README.md):
  *
- * 1. probe the input (when the job's duration is known, ffmpeg starts meanwhile, in the input's own format); no audio
- *    stream → Error (the job ends in `error` with that message);
+ * 1. read the input's format: a plain PCM WAV's from its header, any other file's by probing it (when the job's
+ *    duration is known, ffmpeg starts meanwhile, in the input's own format); no audio stream → Error (the job ends in
+ *    `error` with that message);
  * 2. decode it once, streaming, into two PCM streams (one ffmpeg): at its own rate and at 16 kHz (model rate), both
  *    with its own channel count, read as they come;
  * 3. at 16 kHz: the model's masks from the downmix's STFT magnitudes, in chunks with context;
@@ -21,6 +22,7 @@ import type { JobProgress } from '../../domain/job.js';
 import type { SeparationInput } from '../../domain/engines.js';
 import { decodeAudioAs, encodeAudio, probeMedia, type MediaBinaries, type PcmFormat } from '../media/index.js';
 import { PcmFrameReader } from '../media/pcm-frames.js';
+import { wavLayoutAt, wavSeconds } from '../media/wav-layout.js';
 import type { MaskModel } from './model.js';
 import { SeparationModelThread } from './model-thread.js';
 import { FullBandSeparator } from './fullband.js';
@@ -78,13 +80,12 @@ export async function separateOnThisThread(
   // format asked for). Each start costs a process (a fork and ffmpeg's own start-up: tens of ms).
   let decoded = measured !== undefined ? decode() : undefined;
   try {
-    const probe = await probeMedia(input.audioPath, binaries, { signal });
-    if (!probe.audio) throw new Error('the input has no audio stream: there is nothing to separate');
-    refuseLonger(measured ?? probe.durationSec, maxSec);
-    const sampleRate = probe.audio.sampleRate > 0 ? probe.audio.sampleRate : 44100;
-    let channels = probe.audio.channels > 0 ? probe.audio.channels : 1;
+    const format = await inputFormat(input.audioPath, binaries, signal);
+    refuseLonger(measured ?? format.durationSec, maxSec);
+    const { sampleRate } = format;
+    let { channels } = format;
     if (settings.format === 'mp3') channels = Math.min(channels, 2); // mp3 carries at most two channels
-    if (decoded && (probe.audio.sampleRate !== sampleRate || probe.audio.channels !== channels)) {
+    if (decoded && (format.stated.sampleRate !== sampleRate || format.stated.channels !== channels)) {
       destroyAll(decoded);
       decoded = undefined;
     }
@@ -96,13 +97,44 @@ export async function separateOnThisThread(
     });
     hooks.onModel?.(model);
     signal.throwIfAborted();
-    await separateDecoded(settings, input, { signal, abort, hooks, model, decoded, sampleRate, channels, total: measured ?? probe.durationSec });
+    await separateDecoded(settings, input, { signal, abort, hooks, model, decoded, sampleRate, channels, total: measured ?? format.durationSec });
   } catch (error) {
     if (decoded) destroyAll(decoded);
     throw error;
   } finally {
     signal.removeEventListener('abort', onAbort);
   }
+}
+
+/** The input's format as {@link separateOnThisThread} uses it. */
+interface InputFormat {
+  sampleRate: number;
+  channels: number;
+  durationSec: number;
+  /** The rate and channel count the file states (0 when the probe gave none). */
+  stated: { sampleRate: number; channels: number };
+}
+
+/**
+ * The format of the input at `path`: a plain PCM WAV's from its header (no ffprobe, whose start cost ~70 ms of CPU a
+ * job on a 2-core machine: 30 s jobs 1.29 against 1.36 s of CPU, in the same wall time), any other file's probed.
+ * @throws Error when the input has no audio stream.
+ */
+async function inputFormat(path: string, binaries: MediaBinaries, signal: AbortSignal): Promise<InputFormat> {
+  const wav = await wavLayoutAt(path);
+  if (wav) {
+    const stated = { sampleRate: wav.sampleRate, channels: wav.channels };
+    return { ...stated, durationSec: wavSeconds(wav), stated };
+  }
+  const probe = await probeMedia(path, binaries, { signal });
+  if (!probe.audio) throw new Error('the input has no audio stream: there is nothing to separate');
+  const stated = { sampleRate: probe.audio.sampleRate, channels: probe.audio.channels };
+  return {
+    sampleRate: stated.sampleRate > 0 ? stated.sampleRate : 44100,
+    channels: stated.channels > 0 ? stated.channels : 1,
+    durationSec: probe.durationSec,
+    stated,
+  };
 }
 
 /** The two PCM streams of one decode: at the input's rate, and at 16 kHz for the model. */
