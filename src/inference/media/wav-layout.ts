@@ -1,7 +1,8 @@
 /**
  * The layout of a plain PCM WAV file (RIFF, little-endian), read from its header: enough to read its samples without
- * ffmpeg (see wav-pcm.ts). Anything else (compressed codecs, RF64, big-endian RIFX, more than two channels, a header
- * that does not add up) is not a plain PCM WAV here, and its reader falls back to ffmpeg.
+ * ffmpeg (see wav-pcm.ts), or to know its format without ffprobe (the separation, separate.ts). Anything else
+ * (compressed codecs, RF64, big-endian RIFX, more than two channels, a header that does not add up) is not a plain
+ * PCM WAV here, and its readers fall back to ffmpeg and ffprobe.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 
