@@ -12,6 +12,8 @@ export interface ProcessInfo {
   cpuTicks: number;
   /** utime + stime: its own CPU only (all its threads). */
   ownTicks: number;
+  /** Minor page faults of its own (all its threads), `minflt`. */
+  minorFaults: number;
 }
 
 /** What /proc/<pid>/stat says of a process, or undefined when it is gone or a zombie. */
@@ -34,7 +36,7 @@ export function processInfo(pid: number | 'self'): ProcessInfo | undefined {
   }
   const ticks = [11, 12, 13, 14].reduce((sum, i) => sum + Number(fields[i]), 0);
   const own = Number(fields[11]) + Number(fields[12]);
-  return { pid: Number(stat.slice(0, stat.indexOf(' '))), ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cmdline, nice: Number(fields[16]), cpuTicks: ticks, ownTicks: own };
+  return { pid: Number(stat.slice(0, stat.indexOf(' '))), ppid: Number(fields[1]), comm: stat.slice(stat.indexOf('(') + 1, close), cmdline, nice: Number(fields[16]), cpuTicks: ticks, ownTicks: own, minorFaults: Number(fields[7]) };
 }
 
 /** The live descendants of `root` (default: this process), children before grandchildren; read synchronously. */
