@@ -4,7 +4,7 @@
  * exactly one of them (each edge's function is evaluated from its lower vertex index, so both triangles see
  * the same value), so the warped mesh has neither gaps nor seams.
  */
-import { wordsOf } from '../render/rgba-words.js';
+import { bytesOf, wordsOf } from '../render/rgba-words.js';
 
 /** Below this shift (pixels) a vertex counts as still; a triangle with three still vertices is not redrawn. */
 const STILL = 1e-3;
@@ -35,7 +35,7 @@ export function warpMesh(
     warpTriangle(words.source, words.target, width, height, size, rest, moved, a, b, c);
   }
   // A target that was not aligned was drawn into a copy; copy it back.
-  if (words.target.buffer !== target.buffer) target.set(new Uint8Array(words.target.buffer, 0, target.length));
+  if (words.target.buffer !== target.buffer) target.set(bytesOf(words.target));
 }
 
 /** Whether this machine stores a word's low byte first (RGBA bytes then read as 0xAABBGGRR). */

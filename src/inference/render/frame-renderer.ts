@@ -27,7 +27,7 @@ import { Affine } from './raster/affine.js';
 import { PathCoverage } from './raster/path-coverage.js';
 import { changedBoxes, type RowSpans } from './raster/span-changes.js';
 import { rgbaToYuv420 } from './yuv420.js';
-import { wordsOf } from './rgba-words.js';
+import { bytesOf, wordsOf } from './rgba-words.js';
 import { YuvConversion } from './yuv420-wasm.js';
 import { yuv420Bytes, type RawVideoFormat } from '../media/raw-video.js';
 import type { Ctx } from './layout.js';
@@ -247,7 +247,7 @@ export class FrameRenderer {
     const { width, height } = this;
     if (target.byteLength !== width * height * 4) throw new RangeError(`target has ${target.byteLength} bytes, expected ${width * height * 4}`);
     const kept = this.composeKept(frameIndex, mouth);
-    if (kept) target.set(rgbaBytes(kept));
+    if (kept) target.set(bytesOf(kept));
     else target.set(this.frameContext().canvas.data());
   }
 
@@ -280,7 +280,7 @@ export class FrameRenderer {
     if (!this.layers || !this.backdropWords) return undefined;
     if (format === 'yuv420p') return this.yuv420Frame(frameIndex, mouth);
     const kept = this.composeKept(frameIndex, mouth);
-    return kept && rgbaBytes(kept);
+    return kept && bytesOf(kept);
   }
 
   /**
@@ -791,11 +791,6 @@ interface MovingParts {
   /** What the mouth and the drawn eyes show (see PlacedPixels.key). */
   mouthKey: string | undefined;
   eyesKey: string | undefined;
-}
-
-/** `words` as their bytes (the same memory). */
-function rgbaBytes(words: Uint32Array): Uint8Array {
-  return new Uint8Array(words.buffer, words.byteOffset, words.byteLength);
 }
 
 /** Composes `placed` over `words` (a `width × height` frame) within `clip`. */
