@@ -34,8 +34,9 @@ let prepare: Prepare | undefined;
 let draw: Draw | undefined;
 let free: number[] = [];
 /**
- * The ring of slots the frames are drawn into, kept from one video to the next (grown when a video needs more): its
- * pages are then touched once per child, not once per video.
+ * The ring of slots the frames are drawn into, made at the first frame that needs a slot (a drawn avatar's frames for
+ * ffmpeg need none, see below) and kept from one video to the next (grown when a video needs more): its pages are then
+ * touched once per child, not once per video.
  */
 let ring: ArrayBuffer | undefined;
 /** Aborted when the parent stops the current video. */
