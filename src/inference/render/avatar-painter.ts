@@ -2,7 +2,7 @@ import type { IdlePose } from '../avatar/idle-motion.js';
 import type { AvatarLook } from '../../domain/avatar/look.js';
 import type { MouthShape } from '../lipsync/mouth.js';
 import { shade } from './color.js';
-import type { Ctx, FaceLayout } from './layout.js';
+import type { Ctx, FaceLayout, ShapeCanvas } from './layout.js';
 import { faceLayout } from './layout.js';
 import { drawClothingBack, drawClothingFront } from './parts/clothing.js';
 import { drawBrows, drawEyes } from './parts/eyes.js';
@@ -104,13 +104,18 @@ export function paintPart(ctx: Ctx, g: AvatarGeometry, part: AvatarPart, pose: I
       drawEyes(ctx, look, l, pose.blink, pose.gazeX, pose.gazeY);
       break;
     case 'mouth':
-      drawMouth(ctx, look, l, mouthGeometry(mouth, look, l), skinShadow);
+      paintMouth(ctx, g, mouth);
       break;
     case 'front':
       drawHairFront(ctx, look, l);
       drawGlasses(ctx, look, l);
       break;
   }
+}
+
+/** Paints the mouth for `mouth` in the head's own design space (the caller has applied the head's transform). */
+export function paintMouth(ctx: ShapeCanvas, g: AvatarGeometry, mouth: MouthShape): void {
+  drawMouth(ctx, g.look, g.l, mouthGeometry(mouth, g.look, g.l), g.skinShadow);
 }
 
 /**

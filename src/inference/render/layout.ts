@@ -4,6 +4,34 @@ import type { SKRSContext2D } from '@napi-rs/canvas';
 /** The 2D context the drawing parts paint on. */
 export type Ctx = SKRSContext2D;
 
+/**
+ * The calls a shape drawn every frame (the mouth, see parts/mouth.ts) is painted with: a canvas's 2D context has them,
+ * and so does raster/pixel-painter.ts's `PixelPainter`, which paints them in TypeScript.
+ */
+export type ShapeCanvas = Pick<
+  Ctx,
+  | 'save'
+  | 'restore'
+  | 'translate'
+  | 'rotate'
+  | 'beginPath'
+  | 'moveTo'
+  | 'lineTo'
+  | 'quadraticCurveTo'
+  | 'bezierCurveTo'
+  | 'closePath'
+  | 'ellipse'
+  | 'roundRect'
+  | 'fill'
+  | 'stroke'
+  | 'clip'
+  | 'fillStyle'
+  | 'strokeStyle'
+  | 'lineWidth'
+  | 'lineCap'
+  | 'lineJoin'
+>;
+
 /** Every part draws in a 512×512 design space; the frame renderer scales it to the frame. */
 export const DESIGN_SIZE = 512;
 

@@ -1,7 +1,7 @@
 import type { AvatarLook } from '../../../domain/avatar/look.js';
 import type { MouthShape } from '../../lipsync/mouth.js';
 import { shade, withAlpha } from '../color.js';
-import type { Ctx, FaceLayout } from '../layout.js';
+import type { FaceLayout, ShapeCanvas } from '../layout.js';
 
 /**
  * The mouth's geometry in design pixels, derived from a {@link MouthShape}. Heights named for an edge are where
@@ -106,7 +106,7 @@ export function mouthGeometry(mouth: MouthShape, look: AvatarLook, l: FaceLayout
 const through = (y: number, extreme: number) => (extreme - 0.25 * y) / 0.75;
 
 /** The opening between the lips as a closed path. */
-function innerPath(ctx: Ctx, cx: number, g: MouthGeometry): void {
+function innerPath(ctx: ShapeCanvas, cx: number, g: MouthGeometry): void {
   const { halfWidth: hw, cornerY: y, roundness: k } = g;
   ctx.beginPath();
   ctx.moveTo(cx - hw, y);
@@ -116,7 +116,7 @@ function innerPath(ctx: Ctx, cx: number, g: MouthGeometry): void {
 }
 
 /** Upper outer lip edge from the left corner to the right one (with the cupid's bow). */
-function upperOuter(ctx: Ctx, cx: number, g: MouthGeometry): void {
+function upperOuter(ctx: ShapeCanvas, cx: number, g: MouthGeometry): void {
   const { halfWidth: hw, cornerY: y, upperLip: ut } = g;
   const top = Math.min(g.innerTop, y) - ut;
   ctx.moveTo(cx - hw - 3, y);
@@ -126,14 +126,14 @@ function upperOuter(ctx: Ctx, cx: number, g: MouthGeometry): void {
 }
 
 /** Lower outer lip edge from the right corner back to the left one. */
-function lowerOuter(ctx: Ctx, cx: number, g: MouthGeometry): void {
+function lowerOuter(ctx: ShapeCanvas, cx: number, g: MouthGeometry): void {
   const { halfWidth: hw, cornerY: y } = g;
   const c = through(y, Math.max(g.innerBottom, y) + g.lowerLip);
   ctx.bezierCurveTo(cx + hw * 0.7, c, cx - hw * 0.7, c, cx - hw - 3, y);
 }
 
 /** A row of front teeth from `top` to `bottom` (its biting edge), with faint gaps between the teeth. */
-function teethRow(ctx: Ctx, cx: number, halfWidth: number, top: number, bottom: number, edge: 'top' | 'bottom'): void {
+function teethRow(ctx: ShapeCanvas, cx: number, halfWidth: number, top: number, bottom: number, edge: 'top' | 'bottom'): void {
   const h = bottom - top;
   if (h <= 0.3) return;
   const r = Math.min(3, h / 2);
@@ -166,7 +166,7 @@ export function mouthBounds(l: FaceLayout, g: MouthGeometry): { x0: number; y0: 
 }
 
 /** Draws the mouth for `mouth`: lips, inner mouth, tongue and teeth. */
-export function drawMouth(ctx: Ctx, look: AvatarLook, l: FaceLayout, g: MouthGeometry, skinShadow: string): void {
+export function drawMouth(ctx: ShapeCanvas, look: AvatarLook, l: FaceLayout, g: MouthGeometry, skinShadow: string): void {
   const cx = l.cx;
   const { halfWidth: hw, cornerY: y } = g;
   const lip = look.lips.color;

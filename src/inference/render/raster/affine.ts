@@ -5,7 +5,7 @@
  */
 export class Affine {
   /** The transform `[a, b, c, d, e, f]`, as a canvas's: x' = a·x + c·y + e, y' = b·x + d·y + f. */
-  private m = [1, 0, 0, 1, 0, 0];
+  protected m = [1, 0, 0, 1, 0, 0];
 
   setTransform(a: number, b: number, c: number, d: number, e: number, f: number): void {
     this.m = [a, b, c, d, e, f];

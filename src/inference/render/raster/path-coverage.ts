@@ -12,6 +12,7 @@
  */
 import type { Box } from '../compositor.js';
 import { Affine } from './affine.js';
+import { flattenCubic, flattenQuadratic } from './flatten.js';
 
 /** The path calls a shape is described with: those of a canvas's 2D context that {@link PathCoverage} records. */
 export interface PathSink {
@@ -44,6 +45,8 @@ export class PathCoverage extends Affine implements PathSink {
   private y = NaN;
   private startX = NaN;
   private startY = NaN;
+  /** {@link line}, bound: what the curves' lines go to. */
+  private readonly toPixel = (x: number, y: number): void => this.line(x, y);
 
   beginPath(): void {
     this.lines.length = 0;
@@ -63,35 +66,16 @@ export class PathCoverage extends Affine implements PathSink {
   }
 
   quadraticCurveTo(cpx: number, cpy: number, x: number, y: number): void {
-    const [x0, y0] = [this.x, this.y];
     const [x1, y1] = this.apply(cpx, cpy);
     const [x2, y2] = this.apply(x, y);
-    // A quadratic's distance from its chord's polyline of n pieces is at most |P0 − 2P1 + P2| / (4n²).
-    const n = pieces(Math.hypot(x0 - 2 * x1 + x2, y0 - 2 * y1 + y2) / 4);
-    for (let i = 1; i <= n; i++) {
-      const t = i / n;
-      const u = 1 - t;
-      this.line(u * u * x0 + 2 * u * t * x1 + t * t * x2, u * u * y0 + 2 * u * t * y1 + t * t * y2);
-    }
+    flattenQuadratic(this.x, this.y, x1, y1, x2, y2, FLATNESS, this.toPixel);
   }
 
   bezierCurveTo(cp1x: number, cp1y: number, cp2x: number, cp2y: number, x: number, y: number): void {
-    const [x0, y0] = [this.x, this.y];
     const [x1, y1] = this.apply(cp1x, cp1y);
     const [x2, y2] = this.apply(cp2x, cp2y);
     const [x3, y3] = this.apply(x, y);
-    // A cubic's distance from its polyline of n pieces is at most 3/4 of its largest second difference / n².
-    const dd = Math.max(Math.hypot(x0 - 2 * x1 + x2, y0 - 2 * y1 + y2), Math.hypot(x1 - 2 * x2 + x3, y1 - 2 * y2 + y3));
-    const n = pieces((dd * 3) / 4);
-    for (let i = 1; i <= n; i++) {
-      const t = i / n;
-      const u = 1 - t;
-      const a = u * u * u;
-      const b = 3 * u * u * t;
-      const c = 3 * u * t * t;
-      const d = t * t * t;
-      this.line(a * x0 + b * x1 + c * x2 + d * x3, a * y0 + b * y1 + c * y2 + d * y3);
-    }
+    flattenCubic(this.x, this.y, x1, y1, x2, y2, x3, y3, FLATNESS, this.toPixel);
   }
 
   closePath(): void {
@@ -199,18 +183,14 @@ export class PathCoverage extends Affine implements PathSink {
   }
 }
 
-/** Lines a curve is cut into for a deviation bound of `reach / n²`: within {@link FLATNESS}, at least 1, at most 1000. */
-function pieces(reach: number): number {
-  return Math.min(1000, Math.max(1, Math.ceil(Math.sqrt(reach / FLATNESS))));
-}
-
 /**
- * Adds line (`x0`, `y0`) → (`x1`, `y1`) (pixels) to `cells` (rows of `stride` cells covering `box`, plus one): in each
+ * Adds line (`x0`, `y0`) → (`x1`, `y1`) (pixels) to `cells` (rows of `stride` cells covering `box`, plus one; a running
+ * sum along a row then gives each pixel's signed covered area, see {@link PathCoverage.coverage}): in each
  * row of the box it crosses, its height there (signed: + downwards) split over the cells it passes in proportion to
  * the part of it in each, as the area right of it in that cell and the rest to the next cell. A part left of the box
  * counts in its first cell (all of it lies right of that part); a part right of the box adds nothing inside it.
  */
-function addLine(cells: Float32Array, stride: number, box: Box, x0: number, y0: number, x1: number, y1: number): void {
+export function addLine(cells: Float32Array, stride: number, box: Box, x0: number, y0: number, x1: number, y1: number): void {
   const sign = y1 > y0 ? 1 : -1;
   if (y1 < y0) [x0, y0, x1, y1] = [x1, y1, x0, y0];
   const top = Math.max(y0, box.y0);
