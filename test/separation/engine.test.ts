@@ -200,6 +200,25 @@ test('a 5.1 input with mp3 output: the decode started in the input\'s format sta
   assert.ok(bestError < 0.05, `relative error of the sum ${bestError}`);
 });
 
+test('a 5.1 input with wav output: the stems keep its six channels (written by ffmpeg) and sum back to it', async () => {
+  const input = join(dir, 'six-wav.wav');
+  await ffmpeg(['-i', join(dir, 'mix.wav'), '-t', '3', '-af', 'pan=5.1|FL=c0|FR=c1|FC=0.5*c0|LFE=0*c0|BL=0.3*c0|BR=0.3*c1', '-c:a', 'pcm_f32le', input]);
+  const engine = new OnnxSeparationEngine({ binaries, logger: silent });
+  const speechPath = join(dir, 'six-speech.wav');
+  const ambiencePath = join(dir, 'six-ambience.wav');
+  await engine.separate({ audioPath: input, durationSec: await durationOf(input), speechPath, ambiencePath }, context());
+  for (const stem of [speechPath, ambiencePath]) {
+    const probe = await probeMedia(stem, binaries);
+    assert.equal(probe.audio?.channels, 6);
+    assert.equal(probe.audio?.codec, 'pcm_s16le');
+  }
+  const [speech, ambience, six] = await Promise.all([pcm(speechPath, 44100, 6), pcm(ambiencePath, 44100, 6), pcm(input, 44100, 6)]);
+  assert.equal(speech.length, six.length);
+  let maxErr = 0;
+  for (let i = 0; i < six.length; i++) maxErr = Math.max(maxErr, Math.abs(speech[i]! + ambience[i]! - six[i]!));
+  assert.ok(maxErr < 2.5 / 32768, `speech + ambience differs from the input by ${maxErr}`);
+});
+
 test('an input without audio rejects with a clear reason and writes nothing', async () => {
   const engine = new OnnxSeparationEngine({ binaries, logger: silent });
   const speechPath = join(dir, 'none-speech');

@@ -12,7 +12,8 @@
  *    from the model's 4–8 kHz mask), masked iSTFT per channel = speech estimate over the whole band
  *    ({@link FullBandSeparator}); `ambience = input − speech` per channel and sample, so the two stems sum back to
  *    the input (exactly in float; within 16-bit rounding in wav, up to coding loss in mp3);
- * 5. both stems encoded by ffmpeg while streaming (wav 16-bit by default, mp3 by option).
+ * 5. both stems written while streaming: 16-bit wav by default (mono and stereo here, see wav-writer.ts; more
+ *    channels by ffmpeg), mp3 by option (ffmpeg).
  *
  * Memory is bounded (one model chunk and stream buffers) whatever the input length.
  */
@@ -23,6 +24,7 @@ import type { SeparationInput } from '../../domain/engines.js';
 import { decodeAudioAs, encodeAudio, probeMedia, type MediaBinaries, type PcmFormat } from '../media/index.js';
 import { PcmFrameReader } from '../media/pcm-frames.js';
 import { wavLayoutAt, wavSeconds } from '../media/wav-layout.js';
+import { writeWavPcm16 } from '../media/wav-writer.js';
 import type { MaskModel } from './model.js';
 import { SeparationModelThread } from './model-thread.js';
 import { FullBandSeparator } from './fullband.js';
@@ -181,12 +183,16 @@ async function separateDecoded(settings: SeparationSettings, input: SeparationIn
     throw error;
   };
 
+  // A mono or stereo WAV is written here (wav-writer.ts: the samples ffmpeg would write, without two ffmpeg processes
+  // a job); mp3, and WAV of more channels, through ffmpeg.
   const encode = (pcm: Readable, outputPath: string): Promise<void> =>
-    encodeAudio(
-      pcm,
-      { sampleRate, channels, format: settings.format, outputPath, bitrateKbps: settings.mp3BitrateKbps, signal: inner, logger: hooks.logger },
-      binaries,
-    );
+    settings.format === 'wav' && channels <= 2
+      ? writeWavPcm16(pcm, { sampleRate, channels, outputPath, signal: inner, logger: hooks.logger })
+      : encodeAudio(
+          pcm,
+          { sampleRate, channels, format: settings.format, outputPath, bitrateKbps: settings.mp3BitrateKbps, signal: inner, logger: hooks.logger },
+          binaries,
+        );
   const speechOut = new PassThrough();
   const ambienceOut = new PassThrough();
   const separator = new FullBandSeparator(model, channels, sampleRate, {
