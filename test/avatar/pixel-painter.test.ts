@@ -80,6 +80,20 @@ test('a stroke with round caps covers the line and its two half discs', () => {
     assert.equal(alpha(painter, x, 3), 0);
     assert.equal(alpha(painter, x, 8), 0);
   }
+  // As on a canvas: a subpath of one point paints nothing, one of two equal points a round dot.
+  painter.reset(20, 12);
+  painter.lineCap = painter.lineJoin = 'round';
+  painter.lineWidth = 2;
+  painter.strokeStyle = '#fff';
+  painter.beginPath();
+  painter.moveTo(4, 4);
+  painter.stroke();
+  assert.ok(painter.pixels.every((word) => word === 0), 'a lone point painted');
+  painter.lineTo(4, 4);
+  painter.stroke();
+  // A disc of radius 1 about a pixel corner: a quarter of it in each of the four pixels around.
+  for (const [x, y] of [[3, 3], [4, 3], [3, 4], [4, 4]] as const) assert.ok(Math.abs(alpha(painter, x, y) - 255 * (Math.PI / 4)) < 8, `pixel ${x},${y}: ${alpha(painter, x, y)}`);
+  assert.equal(alpha(painter, 1, 3), 0);
 });
 
 test('a clip limits what is painted until restore, and restore brings back the styles and the transform', () => {
@@ -125,6 +139,7 @@ test('colours are read as a canvas reads them; what the painter cannot paint thr
   // A canvas's default caps are butt caps: not painted here.
   assert.throws(() => painter.stroke(), /round caps/);
   assert.throws(() => painter.fill('evenodd'), /non-zero/);
+  assert.throws(() => painter.roundRect(0, 0, -2, 2, 1), RangeError);
   painter.fillStyle = 'hsl(0, 100%, 50%)';
   assert.throws(() => painter.fill(), /cannot read the colour/);
   assert.ok(painter.pixels.every((word) => word === 0), 'nothing painted');

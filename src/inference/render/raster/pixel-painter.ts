@@ -175,17 +175,22 @@ export class PixelPainter extends Affine implements ShapeCanvas {
     const radius = Math.max(radiusX, radiusY) * this.scaleFactor();
     const step = radius > TOLERANCE ? 2 * Math.acos(1 - TOLERANCE / radius) : Math.PI / 2;
     const n = Math.max(1, Math.min(1000, Math.ceil(Math.abs(sweep) / step)));
+    // With a current point (a subpath, or the start of one just closed), a line joins it to the arc, as on a canvas.
     const [sx, sy] = point(startAngle);
-    if (this.open) this.to(sx, sy);
-    else this.moveToPixel(sx, sy);
+    if (Number.isNaN(this.x)) this.moveToPixel(sx, sy);
+    else this.to(sx, sy);
     for (let i = 1; i <= n; i++) {
       const [px, py] = point(startAngle + (sweep * i) / n);
       this.to(px, py);
     }
   }
 
-  /** A closed rectangle with rounded corners (radii top-left, top-right, bottom-right, bottom-left, as a canvas takes them). */
+  /**
+   * A closed rectangle with rounded corners (radii top-left, top-right, bottom-right, bottom-left, as a canvas takes
+   * them), of a positive or zero width and height.
+   */
   roundRect(x: number, y: number, w: number, h: number, radii: Parameters<Ctx['roundRect']>[4] = 0): void {
+    if (!(w >= 0 && h >= 0)) throw new RangeError('roundRect(): only a positive or zero width and height are painted');
     const list: unknown[] = typeof radii === 'number' ? [radii] : Symbol.iterator in Object(radii) ? [...(radii as Iterable<unknown>)] : [radii];
     const values = list.map((r) => {
       if (typeof r !== 'number') throw new TypeError('roundRect(): only numeric radii are painted');
@@ -197,7 +202,7 @@ export class PixelPainter extends Affine implements ShapeCanvas {
     const [a, b = a, c = a, d = b] = values as [number, number?, number?, number?];
     let [tl, tr, br, bl] = values.length === 2 ? [a, b, a, b] : values.length === 3 ? [a, b, c, b] : [a, b, c, d];
     // Radii too large for the sides scale down together.
-    const scale = Math.min(1, Math.abs(w) / Math.max(tl + tr, bl + br, 1e-12), Math.abs(h) / Math.max(tl + bl, tr + br, 1e-12));
+    const scale = Math.min(1, w / Math.max(tl + tr, bl + br, 1e-12), h / Math.max(tl + bl, tr + br, 1e-12));
     [tl, tr, br, bl] = [tl * scale, tr * scale, br * scale, bl * scale];
     const corner = (cx: number, cy: number, r: number, from: number) => {
       if (r > 0) this.ellipse(cx, cy, r, r, 0, from, from + Math.PI / 2);
@@ -239,14 +244,14 @@ export class PixelPainter extends Affine implements ShapeCanvas {
     let box: Box | undefined;
     for (const { points, closed } of this.subpaths) {
       const count = points.length / 2;
+      // A subpath of one point paints nothing, as on a canvas (one of two equal points, a round dot).
+      if (count < 2) continue;
       const segments = closed ? count : count - 1;
-      for (let s = 0; s < Math.max(1, segments); s++) {
+      for (let s = 0; s < segments; s++) {
         const ax = points[2 * s]!;
         const ay = points[2 * s + 1]!;
-        const bx = segments < 1 ? ax : points[(2 * (s + 1)) % points.length]!;
-        const by = segments < 1 ? ay : points[(2 * (s + 1) + 1) % points.length]!;
-        // A lone point paints nothing, as on a canvas (a zero-length subpath with round caps would: none here).
-        if (segments < 1) continue;
+        const bx = points[(2 * (s + 1)) % points.length]!;
+        const by = points[(2 * (s + 1) + 1) % points.length]!;
         const x0 = Math.max(0, Math.floor(Math.min(ax, bx) - reach));
         const y0 = Math.max(0, Math.floor(Math.min(ay, by) - reach));
         const x1 = Math.min(width, Math.ceil(Math.max(ax, bx) + reach));
