@@ -21,7 +21,7 @@ import { rgbaToYuv420 } from '../../src/inference/render/yuv420.js';
 import { YuvConversion } from '../../src/inference/render/yuv420-wasm.js';
 import type { MouthShape } from '../../src/inference/lipsync/mouth.js';
 import { builtIns } from './helpers.js';
-import { buildYuv420Wasm, WASM_DIR } from '../../scripts/build-wasm.js';
+import { buildWasm, WASM_DIR } from '../../scripts/build-wasm.js';
 
 const run = promisify(execFile);
 let binaries: MediaBinaries;
@@ -200,7 +200,7 @@ test('the committed wasm/yuv420.wasm is what its source compiles to (npm run bui
   const dir = await mkdtemp(join(tmpdir(), 'va-wasm-'));
   try {
     const built = join(dir, 'yuv420.wasm');
-    await buildYuv420Wasm(built);
+    await buildWasm('yuv420', built);
     assert.ok((await readFile(built)).equals(await readFile(join(WASM_DIR, 'yuv420.wasm'))), 'rebuild wasm/yuv420.wasm: npm run build:wasm');
   } finally {
     await rm(dir, { recursive: true, force: true });

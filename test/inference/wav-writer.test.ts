@@ -10,7 +10,9 @@ import { PassThrough, Readable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { encodeAudio, probeMedia } from '../../src/inference/media/index.js';
 import { parseWavLayout } from '../../src/inference/media/wav-layout.js';
-import { writeWavPcm16 } from '../../src/inference/media/wav-writer.js';
+import { pcm16, writeWavPcm16 } from '../../src/inference/media/wav-writer.js';
+import { Pcm16Conversion } from '../../src/inference/media/pcm16-wasm.js';
+import { buildWasm, WASM_DIR } from '../../scripts/build-wasm.js';
 import { TEST_BINARIES } from '../input/helpers/media-fixtures.js';
 
 let dir: string;
@@ -89,4 +91,23 @@ test('a source that fails, or an abort, rejects and leaves no file; more than tw
   assert.ok(endless.destroyed, 'the source is destroyed');
   assert.deepEqual(await readdir(folder), [], 'no file is left');
   await assert.rejects(writeWavPcm16(Readable.from([]), { sampleRate: 8000, channels: 6, outputPath: join(folder, 'c.wav') }), RangeError);
+});
+
+test('the WebAssembly conversion gives the TypeScript loop\'s samples, eight at a time and in the tail, NaN as 0', () => {
+  const wasm = Pcm16Conversion.create();
+  assert.ok(wasm, 'wasm/pcm16.wasm loads (npm run build:wasm builds it)');
+  const input = floats();
+  for (const length of [input.length, input.length - 3, 7, 1, 0]) {
+    const piece = input.subarray(0, length);
+    assert.deepEqual(Buffer.from(wasm.convert(piece)), pcm16(piece), `${length} samples`);
+  }
+  const odd = Float32Array.from([NaN, 1e30, -1e30, Infinity, -Infinity, 0.25, NaN, 0.5, NaN]);
+  assert.deepEqual(Array.from(new Int16Array(Uint8Array.from(wasm.convert(odd)).buffer)), [0, 32767, -32768, 32767, -32768, 8192, 0, 16384, 0]);
+  assert.deepEqual(Array.from(new Int16Array(Uint8Array.from(pcm16(odd)).buffer)), [0, 32767, -32768, 32767, -32768, 8192, 0, 16384, 0]);
+});
+
+test('the committed wasm/pcm16.wasm is what its source compiles to (npm run build:wasm)', async () => {
+  const built = join(dir, 'pcm16.wasm');
+  await buildWasm('pcm16', built);
+  assert.ok((await readFile(built)).equals(await readFile(join(WASM_DIR, 'pcm16.wasm'))), 'rebuild wasm/pcm16.wasm: npm run build:wasm');
 });

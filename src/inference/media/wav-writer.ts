@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { finished, type Readable } from 'node:stream';
 import type { Logger } from '../../domain/logger.js';
+import { Pcm16Conversion } from './pcm16-wasm.js';
 
 /** Options of {@link writeWavPcm16}. */
 export interface WavPcm16Options {
@@ -57,6 +58,7 @@ export async function writeWavPcm16(pcm: Readable, options: WavPcm16Options): Pr
     file = await open(partial, 'w');
     await file.write(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
     let dataBytes = 0;
+    const wasm = Pcm16Conversion.create();
     /** The bytes of a sample split between two chunks. */
     let carry = Buffer.alloc(0);
     for await (const chunk of pcm as AsyncIterable<Buffer>) {
@@ -67,7 +69,7 @@ export async function writeWavPcm16(pcm: Readable, options: WavPcm16Options): Pr
       const samples = whole / 4;
       if (samples === 0) continue;
       if (dataBytes + 2 * samples > MAX_DATA_BYTES) throw new RangeError('the sound is longer than a WAV file can hold (4 GiB)');
-      const out = pcm16(bytes, samples);
+      const out = wasm ? wasm.convert(floatsOf(bytes, samples)) : pcm16(floatsOf(bytes, samples));
       await file.write(out, 0, out.length, HEADER_BYTES + dataBytes);
       dataBytes += out.length;
     }
@@ -94,15 +96,24 @@ export async function writeWavPcm16(pcm: Readable, options: WavPcm16Options): Pr
   }
 }
 
-/** The first `samples` f32le values of `bytes` as s16le (see the module comment). */
-function pcm16(bytes: Buffer, samples: number): Buffer {
-  const floats = bytes.byteOffset % 4 === 0 ? new Float32Array(bytes.buffer, bytes.byteOffset, samples) : new Float32Array(Uint8Array.from(bytes.subarray(0, 4 * samples)).buffer);
+/** The first `samples` f32le values of `bytes`, as floats (copied when `bytes` is not 4-byte aligned). */
+function floatsOf(bytes: Buffer, samples: number): Float32Array {
+  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, samples);
+  return new Float32Array(Uint8Array.from(bytes.subarray(0, 4 * samples)).buffer);
+}
+
+/**
+ * `floats` as s16le (see the module comment), in TypeScript: what pcm16-wasm.ts computes eight at a time, for an
+ * engine that cannot have it.
+ */
+export function pcm16(floats: Float32Array): Buffer {
+  const samples = floats.length;
   const out = Buffer.allocUnsafe(2 * samples);
   const ints = new Int16Array(out.buffer, out.byteOffset, samples);
   for (let i = 0; i < samples; i++) {
     const value = floats[i]! * 32768 + ROUND_TO_EVEN - ROUND_TO_EVEN;
-    // NaN, as swresample's lrintf of it on x86, becomes the lowest value.
-    ints[i] = value > 32767 ? 32767 : value >= -32768 ? value : -32768;
+    // NaN fails both tests and is stored as 0 (WebAssembly's saturating conversion gives 0 too).
+    ints[i] = value > 32767 ? 32767 : value < -32768 ? -32768 : value;
   }
   return out;
 }

@@ -5,46 +5,14 @@
  * own memory only, so a {@link YuvConversion} owns the memory the frame's pixels, the pixels last converted and the
  * yuv420p frame live in, and its views are what the renderer composes into and hands on.
  */
-import { readFileSync } from 'node:fs';
 import type { Box } from './compositor.js';
 import { yuv420Bytes } from '../media/raw-video.js';
 import { checkYuv420Box } from './yuv420.js';
-
-/** What is used here of the WebAssembly API (a global of Node; the project's TypeScript lib has no types for it). */
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => WasmModule;
-  Instance: new (module: WasmModule, imports: { env: { memory: WasmMemory } }) => { exports: unknown };
-  Memory: new (descriptor: { initial: number }) => WasmMemory;
-}
-/** A compiled module (opaque). */
-type WasmModule = { readonly brand?: 'WebAssembly.Module' };
-interface WasmMemory {
-  readonly buffer: ArrayBuffer;
-}
-const WebAssembly = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-/** The compiled module, next to the package's other assets (`wasm/`, as `models/`). */
-const WASM_FILE = new URL('../../../wasm/yuv420.wasm', import.meta.url);
+import { WASM_PAGE, wasmKernel, WebAssembly, type WasmModule } from '../wasm-kernel.js';
 
 interface YuvExports {
   convert(words: number, width: number, height: number, out: number, x0: number, y0: number, x1: number, y1: number, previous: number): void;
 }
-
-/** The module, compiled once per thread; `null` when it cannot be read or compiled (then callers convert in TypeScript). */
-let compiled: WasmModule | null | undefined;
-
-function yuvModule(): WasmModule | null {
-  if (compiled === undefined) {
-    try {
-      compiled = new WebAssembly.Module(readFileSync(WASM_FILE));
-    } catch {
-      compiled = null;
-    }
-  }
-  return compiled;
-}
-
-const PAGE = 65_536;
 
 /**
  * Conversions handed back ({@link YuvConversion.release}), by frame size, for the next renderer of that size on this
@@ -72,7 +40,7 @@ export class YuvConversion {
   ) {
     const pixels = width * height;
     // words, previous and bytes one after another: 16-byte aligned, as pixels is a multiple of 4 (even sides).
-    const memory = new WebAssembly.Memory({ initial: Math.ceil((8 * pixels + yuv420Bytes(width, height)) / PAGE) });
+    const memory = new WebAssembly.Memory({ initial: Math.ceil((8 * pixels + yuv420Bytes(width, height)) / WASM_PAGE) });
     this.exports = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as YuvExports;
     this.words = new Uint32Array(memory.buffer, 0, pixels);
     this.previous = new Uint32Array(memory.buffer, 4 * pixels, pixels);
@@ -90,7 +58,7 @@ export class YuvConversion {
     if ((width | height) & 1 || width <= 0 || height <= 0) throw new RangeError(`yuv420p needs even sides, not ${width}×${height}`);
     const pooled = pool.get(`${width}x${height}`)?.pop();
     if (pooled) return pooled;
-    const module = yuvModule();
+    const module = wasmKernel('yuv420');
     if (!module) return undefined;
     try {
       return new YuvConversion(width, height, module);

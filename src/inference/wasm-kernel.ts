@@ -1,0 +1,44 @@
+/**
+ * The package's WebAssembly kernels (`wasm/*.wasm`, compiled from AssemblyScript by `npm run build:wasm` and shipped
+ * with the package, as `models/` is): the part of the WebAssembly API they use (a global of Node; the project's
+ * TypeScript lib has no types for it), and each module compiled once per thread.
+ */
+import { readFileSync } from 'node:fs';
+
+/** What is used here of the WebAssembly API. */
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => WasmModule;
+  Instance: new (module: WasmModule, imports: { env: { memory: WasmMemory } }) => { exports: unknown };
+  Memory: new (descriptor: { initial: number }) => WasmMemory;
+}
+/** A compiled module (opaque). */
+export type WasmModule = { readonly brand?: 'WebAssembly.Module' };
+/** A module's memory: its buffer is replaced when it grows. */
+export interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+export const WebAssembly = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+/** Bytes in a page of WebAssembly memory. */
+export const WASM_PAGE = 65_536;
+
+/** Modules compiled on this thread, by file name; `null` for one that cannot be read or compiled. */
+const compiled = new Map<string, WasmModule | null>();
+
+/**
+ * `wasm/<name>.wasm`, compiled once per thread; `null` when it cannot be read or compiled here (a bundle without the
+ * package's `wasm/` folder, an engine without SIMD): its callers then compute in TypeScript.
+ */
+export function wasmKernel(name: string): WasmModule | null {
+  let module = compiled.get(name);
+  if (module === undefined) {
+    try {
+      module = new WebAssembly.Module(readFileSync(new URL(`../../wasm/${name}.wasm`, import.meta.url)));
+    } catch {
+      module = null;
+    }
+    compiled.set(name, module);
+  }
+  return module;
+}
