@@ -4,7 +4,8 @@
  * even, and clipped to 16 bits, as swresample converts), without starting ffmpeg. The separation wrote its two stems
  * through two ffmpeg processes a job; each cost ~60 ms of CPU to start and copy the stream (Debian's build, 30 s of
  * stereo), and each was forked from the separation child. Files of more than two channels (whose WAV header needs the
- * input's channel layout) and mp3 stay with {@link encodeAudio}.
+ * input's channel layout) and mp3 stay with {@link encodeAudio}. The conversion runs in WebAssembly (pcm16-wasm.ts)
+ * where the module loads, else in TypeScript ({@link pcm16}): the same values.
  */
 import { randomBytes } from 'node:crypto';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
