@@ -101,6 +101,9 @@ test('the WebAssembly conversion gives the TypeScript loop\'s samples, eight at 
     const piece = input.subarray(0, length);
     assert.deepEqual(Buffer.from(wasm.convert(piece)), pcm16(piece), `${length} samples`);
   }
+  // Handed back, it is the next writer's.
+  wasm.release();
+  assert.equal(Pcm16Conversion.create(), wasm);
   const odd = Float32Array.from([NaN, 1e30, -1e30, Infinity, -Infinity, 0.25, NaN, 0.5, NaN]);
   assert.deepEqual(Array.from(new Int16Array(Uint8Array.from(wasm.convert(odd)).buffer)), [0, 32767, -32768, 32767, -32768, 8192, 0, 16384, 0]);
   assert.deepEqual(Array.from(new Int16Array(Uint8Array.from(pcm16(odd)).buffer)), [0, 32767, -32768, 32767, -32768, 8192, 0, 16384, 0]);

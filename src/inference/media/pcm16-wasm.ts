@@ -10,6 +10,14 @@ interface Pcm16Exports {
   convert(src: number, dst: number, count: number): void;
 }
 
+/**
+ * Conversions handed back ({@link Pcm16Conversion.release}) for the next writer on this thread, at most
+ * {@link POOLED}: each WebAssembly memory reserves several GiB of address space until it is collected, and two
+ * writers a separation job would make two new ones a job.
+ */
+const pool: Pcm16Conversion[] = [];
+const POOLED = 4;
+
 /** One writer's conversion memory (two writers on one thread each need their own: see {@link convert}). */
 export class Pcm16Conversion {
   private constructor(
@@ -17,8 +25,13 @@ export class Pcm16Conversion {
     private readonly exports: Pcm16Exports,
   ) {}
 
-  /** A conversion, or none when the module cannot be had here (see wasmKernel) or its memory cannot. */
+  /**
+   * A conversion (one handed back, if any), or none when the module cannot be had here (see wasmKernel) or its memory
+   * cannot.
+   */
   static create(): Pcm16Conversion | undefined {
+    const pooled = pool.pop();
+    if (pooled) return pooled;
     const module = wasmKernel('pcm16');
     if (!module) return undefined;
     try {
@@ -44,6 +57,11 @@ export class Pcm16Conversion {
     new Float32Array(buffer, 0, count).set(floats);
     this.exports.convert(0, dst, count);
     return new Uint8Array(buffer, dst, 2 * count);
+  }
+
+  /** Hands this conversion back for a later {@link create} on this thread; the caller no longer uses it or its views. */
+  release(): void {
+    if (pool.length < POOLED && !pool.includes(this)) pool.push(this);
   }
 }
 

@@ -46,6 +46,7 @@ export async function writeWavPcm16(pcm: Readable, options: WavPcm16Options): Pr
   // Written aside and renamed when complete: a failure never leaves a file at outputPath.
   const partial = `${options.outputPath}.partial-${randomBytes(4).toString('hex')}`;
   let file: FileHandle | undefined;
+  let wasm: Pcm16Conversion | undefined;
   const stop = new AbortController();
   const onAbort = (): void => {
     stop.abort(options.signal?.reason);
@@ -59,7 +60,7 @@ export async function writeWavPcm16(pcm: Readable, options: WavPcm16Options): Pr
     file = await open(partial, 'w');
     await file.write(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
     let dataBytes = 0;
-    const wasm = Pcm16Conversion.create();
+    wasm = Pcm16Conversion.create();
     /** The bytes of a sample split between two chunks. */
     let carry = Buffer.alloc(0);
     for await (const chunk of pcm as AsyncIterable<Buffer>) {
@@ -94,6 +95,7 @@ export async function writeWavPcm16(pcm: Readable, options: WavPcm16Options): Pr
     throw stop.signal.aborted ? (options.signal?.reason ?? error) : error;
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
+    wasm?.release();
   }
 }
 
