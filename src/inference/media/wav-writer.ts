@@ -7,10 +7,11 @@
  * input's channel layout) and mp3 stay with {@link encodeAudio}. The conversion runs in WebAssembly (pcm16-wasm.ts)
  * where the module loads, else in TypeScript ({@link pcm16}): the same values.
  */
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open, rename, type FileHandle } from 'node:fs/promises';
 import { finished, type Readable } from 'node:stream';
 import type { Logger } from '../../domain/logger.js';
+import { partialPathFor, removePartial } from './partial-file.js';
+import { PcmFrameReader } from './pcm-frames.js';
 import { Pcm16Conversion } from './pcm16-wasm.js';
 
 /** Options of {@link writeWavPcm16}. */
@@ -44,7 +45,7 @@ export async function writeWavPcm16(pcm: Readable, options: WavPcm16Options): Pr
   if (channels !== 1 && channels !== 2) throw new RangeError(`writeWavPcm16 writes mono or stereo, not ${channels} channels`);
   if (!Number.isInteger(sampleRate) || sampleRate <= 0) throw new RangeError(`sample rate must be a positive integer, not ${sampleRate}`);
   // Written aside and renamed when complete: a failure never leaves a file at outputPath.
-  const partial = `${options.outputPath}.partial-${randomBytes(4).toString('hex')}`;
+  const partial = partialPathFor(options.outputPath);
   let file: FileHandle | undefined;
   let wasm: Pcm16Conversion | undefined;
   const stop = new AbortController();
@@ -61,26 +62,21 @@ export async function writeWavPcm16(pcm: Readable, options: WavPcm16Options): Pr
     await file.write(Buffer.alloc(HEADER_BYTES), 0, HEADER_BYTES, 0);
     let dataBytes = 0;
     wasm = Pcm16Conversion.create();
-    /** The bytes of a sample split between two chunks. */
-    let carry = Buffer.alloc(0);
+    // Whole sample frames: a frame split between two chunks waits for the next, and one cut short at the end is
+    // dropped, as ffmpeg drops it.
+    const reader = new PcmFrameReader(channels);
     for await (const chunk of pcm as AsyncIterable<Buffer>) {
       stop.signal.throwIfAborted();
-      const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
-      const whole = bytes.length - (bytes.length % 4);
-      carry = Buffer.from(bytes.subarray(whole));
-      const samples = whole / 4;
-      if (samples === 0) continue;
-      if (dataBytes + 2 * samples > MAX_DATA_BYTES) throw new RangeError('the sound is longer than a WAV file can hold (4 GiB)');
-      const out = wasm ? wasm.convert(floatsOf(bytes, samples)) : pcm16(floatsOf(bytes, samples));
+      const floats = reader.read(chunk);
+      if (floats.length === 0) continue;
+      if (dataBytes + 2 * floats.length > MAX_DATA_BYTES) throw new RangeError('the sound is longer than a WAV file can hold (4 GiB)');
+      const out = wasm ? wasm.convert(floats) : pcm16(floats);
       await file.write(out, 0, out.length, HEADER_BYTES + dataBytes);
       dataBytes += out.length;
     }
     const error = await ended;
     if (error) throw error;
     stop.signal.throwIfAborted();
-    // A last sample frame cut short is dropped, as ffmpeg drops it.
-    dataBytes -= dataBytes % (2 * channels);
-    await file.truncate(HEADER_BYTES + dataBytes);
     await file.write(wavHeader(sampleRate, channels, dataBytes), 0, HEADER_BYTES, 0);
     await file.close();
     file = undefined;
@@ -88,21 +84,12 @@ export async function writeWavPcm16(pcm: Readable, options: WavPcm16Options): Pr
   } catch (error) {
     pcm.destroy();
     await file?.close().catch(() => undefined);
-    await rm(partial, { force: true }).catch((cleanupError: unknown) => {
-      const warn = options.logger?.warn.bind(options.logger) ?? ((m: string, f?: object) => console.warn(`[virtual-anchor] ${m}`, f));
-      warn('could not remove a partial audio file', { path: partial, error: String(cleanupError) });
-    });
+    await removePartial(partial, options.logger);
     throw stop.signal.aborted ? (options.signal?.reason ?? error) : error;
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
     wasm?.release();
   }
-}
-
-/** The first `samples` f32le values of `bytes`, as floats (copied when `bytes` is not 4-byte aligned). */
-function floatsOf(bytes: Buffer, samples: number): Float32Array {
-  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, samples);
-  return new Float32Array(Uint8Array.from(bytes.subarray(0, 4 * samples)).buffer);
 }
 
 /**
