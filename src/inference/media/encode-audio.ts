@@ -1,5 +1,4 @@
-import { randomBytes } from 'node:crypto';
-import { rename, rm } from 'node:fs/promises';
+import { rename } from 'node:fs/promises';
 import type { ChildProcess } from 'node:child_process';
 import { finished, type Readable } from 'node:stream';
 import ffmpeg from 'fluent-ffmpeg';
@@ -7,6 +6,7 @@ import type { Logger } from '../../domain/logger.js';
 import type { MediaBinaries } from './binaries.js';
 import type { PcmFormat } from './decode.js';
 import { MediaProcessError } from './errors.js';
+import { partialPathFor, removePartial } from './partial-file.js';
 
 /** Options of {@link encodeAudio}. */
 export interface EncodeAudioOptions extends PcmFormat {
@@ -51,7 +51,7 @@ export async function encodeAudio(pcm: Readable, options: EncodeAudioOptions, bi
   else command.audioCodec('pcm_s16le').format('wav');
   // Written aside and renamed when complete: an ffmpeg that is still flushing after a failure can only leave a
   // stray partial file, never a file at outputPath.
-  const partial = `${options.outputPath}.partial-${randomBytes(4).toString('hex')}`;
+  const partial = partialPathFor(options.outputPath);
   command.outputOptions(['-nostdin', '-hide_banner', '-loglevel', 'error']).output(`file:${partial}`);
 
   /** The ffmpeg process, once spawned; `exited` settles when it has exited (or could not be spawned). */
@@ -95,12 +95,7 @@ export async function encodeAudio(pcm: Readable, options: EncodeAudioOptions, bi
     const failure = sourceError ?? error;
     pcm.destroy(); // e.g. stops a decodeAudio() feeding us, instead of leaving its ffmpeg paused forever
     await exited;
-    const removePartial = () =>
-      rm(partial, { force: true }).catch((cleanupError: unknown) => {
-        const warn = options.logger?.warn.bind(options.logger) ?? ((m: string, f?: object) => console.warn(`[virtual-anchor] ${m}`, f));
-        warn('could not remove a partial audio file', { path: partial, error: String(cleanupError) });
-      });
-    await removePartial();
+    await removePartial(partial, options.logger);
     throw failure;
   } finally {
     stopWatching();
