@@ -117,10 +117,10 @@ export class FrameRenderer {
   /** The backdrop's pixels, with cached layers (see {@link renderInto}). */
   private readonly backdropWords: Uint32Array | undefined;
   /**
-   * The small canvas the blinking or glancing eyes are drawn on by {@link renderInto} (see drawPartPixels). It grows
-   * to the largest size it was needed at; the whole of it is cleared and read back.
+   * The small canvas the blinking or glancing eyes are drawn on by {@link renderInto} (see drawPartPixels), made at
+   * their first frame. It grows to the largest size it was needed at; the whole of it is cleared and read back.
    */
-  private readonly partCanvases = new Map<'eyes', PartCanvas>();
+  private eyesCanvas: PartCanvas | undefined;
   /** What the mouth is painted with, in TypeScript (see paintMouthPixels); made at the first mouth. */
   private mouthPainter: PixelPainter | undefined;
   /** What {@link drawPartPixels} drew last for each part, and what it was drawn for. */
@@ -556,7 +556,7 @@ export class FrameRenderer {
     const key = `${state.join(' ')} ${frame.step} ${x0 - hx} ${y0 - hy} ${w} ${h}`;
     const last = this.lastParts.get(part);
     if (last?.key === key) return { ...last.placed, x: x0, y: y0, box: { x0, y0, x1, y1 } };
-    const { pixels, width } = part === 'mouth' ? this.paintMouthPixels(frame, x0, y0, w, h) : this.canvasPixels(part, frame, x0, y0, w, h);
+    const { pixels, width } = part === 'mouth' ? this.paintMouthPixels(frame, x0, y0, w, h) : this.eyesPixels(frame, x0, y0, w, h);
     const placed = { pixels, width, height: h, x: x0, y: y0, box: { x0, y0, x1, y1 }, key };
     this.lastParts.set(part, { key, placed });
     return placed;
@@ -578,24 +578,24 @@ export class FrameRenderer {
   }
 
   /**
-   * `part` of `frame` drawn on its canvas, which grows to the largest size it was needed at (its `w × h` corner covers
-   * the part, frame pixel (`x0`, `y0`) at the canvas's corner), and read back: a fresh buffer, the whole canvas.
+   * The eyes of `frame` drawn on their canvas, which grows to the largest size it was needed at (its `w × h` corner
+   * covers them, frame pixel (`x0`, `y0`) at the canvas's corner), and read back: a fresh buffer, the whole canvas.
    */
-  private canvasPixels(part: 'eyes', frame: FrameState, x0: number, y0: number, w: number, h: number): { pixels: Uint32Array; width: number } {
-    let drawn = this.partCanvases.get(part);
+  private eyesPixels(frame: FrameState, x0: number, y0: number, w: number, h: number): { pixels: Uint32Array; width: number } {
+    let drawn = this.eyesCanvas;
     if (!drawn || drawn.width < w || drawn.height < h) {
       const canvas = createCanvas(Math.max(w, drawn?.width ?? 0), Math.max(h, drawn?.height ?? 0));
       // Read back every frame: without `willReadFrequently` each read after drawing cost about 1 ms (the canvas
       // flushes and copies its surface), several times the drawing itself; with it the pixels are identical.
       drawn = { canvas, ctx: canvas.getContext('2d', { willReadFrequently: true }), width: canvas.width, height: canvas.height };
-      this.partCanvases.set(part, drawn);
+      this.eyesCanvas = drawn;
     }
     const { canvas, ctx } = drawn;
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, drawn.width, drawn.height);
     this.designTransform(ctx, x0, y0);
     applyPartTransform(ctx, this.geometry, 'head', frame.pose);
-    paintPart(ctx, this.geometry, part, frame.pose, frame.mouth);
+    paintPart(ctx, this.geometry, 'eyes', frame.pose, frame.mouth);
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     return { pixels: wordsOf(canvas.data()), width: drawn.width };
   }
@@ -771,7 +771,7 @@ export class FrameRenderer {
   }
 }
 
-/** A canvas a part is drawn on each frame (see FrameRenderer.drawPartPixels), its context and size, read once. */
+/** The canvas the eyes are drawn on (see FrameRenderer.drawPartPixels), its context and size, read once. */
 interface PartCanvas {
   canvas: Canvas;
   ctx: Ctx;
