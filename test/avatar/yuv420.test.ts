@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, test } from 'node:test';
@@ -21,7 +21,7 @@ import { rgbaToYuv420 } from '../../src/inference/render/yuv420.js';
 import { YuvConversion } from '../../src/inference/render/yuv420-wasm.js';
 import type { MouthShape } from '../../src/inference/lipsync/mouth.js';
 import { builtIns } from './helpers.js';
-import { buildWasm, WASM_DIR } from '../../scripts/build-wasm.js';
+import { assertCommittedWasm } from '../helpers/wasm-build.js';
 
 const run = promisify(execFile);
 let binaries: MediaBinaries;
@@ -196,16 +196,7 @@ test('a renderer closed after its video hands its yuv420p memory to the next ren
   assert.ok(Buffer.from(yuv).equals(Buffer.from(expectedAt(first, 31))), 'a closed renderer draws on');
 });
 
-test('the committed wasm/yuv420.wasm is what its source compiles to (npm run build:wasm)', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'va-wasm-'));
-  try {
-    const built = join(dir, 'yuv420.wasm');
-    await buildWasm('yuv420', built);
-    assert.ok((await readFile(built)).equals(await readFile(join(WASM_DIR, 'yuv420.wasm'))), 'rebuild wasm/yuv420.wasm: npm run build:wasm');
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+test('the committed wasm/yuv420.wasm is what its source compiles to (npm run build:wasm)', () => assertCommittedWasm('yuv420'));
 
 test('a renderer converting only what changed draws exactly what a fresh renderer draws, in order and after jumps', () => {
   for (const def of avatars) {

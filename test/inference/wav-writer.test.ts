@@ -12,7 +12,7 @@ import { encodeAudio, probeMedia } from '../../src/inference/media/index.js';
 import { parseWavLayout } from '../../src/inference/media/wav-layout.js';
 import { pcm16, writeWavPcm16 } from '../../src/inference/media/wav-writer.js';
 import { Pcm16Conversion } from '../../src/inference/media/pcm16-wasm.js';
-import { buildWasm, WASM_DIR } from '../../scripts/build-wasm.js';
+import { assertCommittedWasm } from '../helpers/wasm-build.js';
 import { TEST_BINARIES } from '../input/helpers/media-fixtures.js';
 
 let dir: string;
@@ -109,8 +109,4 @@ test('the WebAssembly conversion gives the TypeScript loop\'s samples, eight at 
   assert.deepEqual(Array.from(new Int16Array(Uint8Array.from(pcm16(odd)).buffer)), [0, 32767, -32768, 32767, -32768, 8192, 0, 16384, 0]);
 });
 
-test('the committed wasm/pcm16.wasm is what its source compiles to (npm run build:wasm)', async () => {
-  const built = join(dir, 'pcm16.wasm');
-  await buildWasm('pcm16', built);
-  assert.ok((await readFile(built)).equals(await readFile(join(WASM_DIR, 'pcm16.wasm'))), 'rebuild wasm/pcm16.wasm: npm run build:wasm');
-});
+test('the committed wasm/pcm16.wasm is what its source compiles to (npm run build:wasm)', () => assertCommittedWasm('pcm16'));

@@ -6,6 +6,7 @@
  * input's own rate.
  */
 import FFT from 'fft.js';
+import { StftKernel } from './stft-wasm.js';
 
 export const MODEL_RATE = 16000;
 export const NFFT = 512;
@@ -24,19 +25,29 @@ export function frameCount(n: number, hop = HOP): number {
   return 1 + Math.floor(n / hop);
 }
 
-/** Forward and inverse transforms of single frames of `size` samples (a power of two), reusing scratch buffers. */
+/**
+ * Forward and inverse transforms of single frames of `size` samples (a power of two), reusing scratch buffers: in
+ * WebAssembly where its kernel loads (stft-wasm.ts), with fft.js otherwise; the same values within float rounding.
+ */
 export class FrameTransform {
   readonly bins: number;
   readonly window: Float32Array;
+  /** The WebAssembly kernel of this size, if it loads. */
+  private readonly kernel: StftKernel | undefined;
   private readonly fft: FFT;
   private readonly frame: Float64Array;
   private readonly spec: number[];
   private readonly full: number[];
   private readonly time: number[];
 
-  constructor(readonly size = NFFT) {
+  /** @param wasm false: computes with fft.js even where the WebAssembly kernel loads (tests compare the two). */
+  constructor(
+    readonly size = NFFT,
+    wasm = true,
+  ) {
     this.bins = size / 2 + 1;
     this.window = sqrtHann(size);
+    this.kernel = wasm ? StftKernel.forSize(size, this.window) : undefined;
     this.fft = new FFT(size);
     this.frame = new Float64Array(size);
     this.spec = this.fft.createComplexArray();
@@ -49,6 +60,7 @@ export class FrameTransform {
    * channel `channel`). Writes `bins` interleaved (re, im) pairs into `out` (length `2 * bins`).
    */
   analyze(src: Float32Array, offset: number, stride: number, channel: number, out: Float32Array): void {
+    if (this.kernel) return this.kernel.analyze(src, offset, stride, channel, out);
     const w = this.window;
     for (let i = 0; i < this.size; i++) this.frame[i] = src[(offset + i) * stride + channel] * w[i];
     this.fft.realTransform(this.spec, this.frame);
@@ -57,6 +69,7 @@ export class FrameTransform {
 
   /** Inverse FFT of a one-sided spectrum (`2 * bins` values), windowed; writes `size` samples into `out`. */
   synthesize(spec: Float32Array, out: Float32Array): void {
+    if (this.kernel) return this.kernel.synthesizePair(spec, undefined, out, undefined);
     const { full, size, bins, window } = this;
     for (let k = 0; k < 2 * bins; k++) full[k] = spec[k];
     for (let k = bins; k < size; k++) {
@@ -73,6 +86,7 @@ export class FrameTransform {
    * each into `outA` and `outB`; the same as two calls, within float rounding.
    */
   synthesizePair(specA: Float32Array, specB: Float32Array, outA: Float32Array, outB: Float32Array): void {
+    if (this.kernel) return this.kernel.synthesizePair(specA, specB, outA, outB);
     const { full, size, bins, window, time } = this;
     for (let k = 0; k < bins; k++) {
       full[2 * k] = specA[2 * k] - specB[2 * k + 1];
