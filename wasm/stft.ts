@@ -47,7 +47,21 @@ function butterflies(m: i32, inverse: bool): void {
     v128.store(p, f64x2.add(a, b));
     v128.store(p, f64x2.sub(a, b), 16);
   }
-  for (let len = 4; len <= m; len <<= 1) {
+  // len 4: the twiddles are 1 and ∓i (-i·(r + i·m) = m - i·r; its conjugate's product is -m + i·r).
+  const quarter = inverse ? f64x2(-1.0, 1.0) : f64x2(1.0, -1.0);
+  for (let i = 0; i < m; i += 4) {
+    const p = WORK + (<usize>i << 4);
+    const a0 = v128.load(p);
+    const a1 = v128.load(p, 16);
+    const a2 = v128.load(p, 32);
+    const b3 = v128.load(p, 48);
+    const t = f64x2.mul(v128.shuffle<f64>(b3, b3, 1, 0), quarter);
+    v128.store(p, f64x2.add(a0, a2));
+    v128.store(p, f64x2.add(a1, t), 16);
+    v128.store(p, f64x2.sub(a0, a2), 32);
+    v128.store(p, f64x2.sub(a1, t), 48);
+  }
+  for (let len = 8; len <= m; len <<= 1) {
     const half = len >> 1;
     // W_len^j = W_n^(j·n/len): entries `step` apart.
     const step = <usize>(N / len) << 5;
@@ -111,29 +125,31 @@ export function analyze(src: usize, stride: i32, channel: i32, out: usize): void
 }
 
 /**
- * The windowed inverse FFTs of the one-sided spectra at `specA` and `specB` (n/2 + 1 (re, im) f32 pairs each): `n`
- * f32 samples each at `outA` and `outB` (scaled by 1/n, as fft.js's inverse).
+ * The windowed inverse FFTs of the one-sided spectra at `specA` and `specB` (n/2 + 1 (re, im) f32 pairs each), each
+ * value times its bin's gain at `mask` (n/2 + 1 f32; the product rounded to f32): `n` f32 samples each at `outA` and
+ * `outB` (scaled by 1/n, as fft.js's inverse).
  */
-export function synthesizePair(specA: usize, specB: usize, outA: usize, outB: usize): void {
+export function synthesizePair(specA: usize, specB: usize, mask: usize, outA: usize, outB: usize): void {
   const n = N;
   const bins = (n >> 1) + 1;
   // The spectrum of a + ib: A + iB for k < bins, and by conjugate symmetry of A and B above.
   for (let k = 0; k < n; k++) {
-    let re: f64, im: f64;
-    if (k < bins) {
-      const a = specA + (<usize>k << 3);
-      const b = specB + (<usize>k << 3);
-      re = <f64>load<f32>(a) - <f64>load<f32>(b, 4);
-      im = <f64>load<f32>(a, 4) + <f64>load<f32>(b);
-    } else {
-      const a = specA + (<usize>(n - k) << 3);
-      const b = specB + (<usize>(n - k) << 3);
-      re = <f64>load<f32>(a) + <f64>load<f32>(b, 4);
-      im = <f64>load<f32>(b) - <f64>load<f32>(a, 4);
-    }
+    const j = k < bins ? k : n - k;
+    const g = load<f32>(mask + (<usize>j << 2));
+    const a = specA + (<usize>j << 3);
+    const b = specB + (<usize>j << 3);
+    const ar = <f64>(load<f32>(a) * g);
+    const ai = <f64>(load<f32>(a, 4) * g);
+    const br = <f64>(load<f32>(b) * g);
+    const bi = <f64>(load<f32>(b, 4) * g);
     const q = WORK + (<usize>load<u32>(REV_N + (<usize>k << 2)) << 4);
-    store<f64>(q, re);
-    store<f64>(q, im, 8);
+    if (k < bins) {
+      store<f64>(q, ar - bi);
+      store<f64>(q, ai + br, 8);
+    } else {
+      store<f64>(q, ar + bi);
+      store<f64>(q, br - ai, 8);
+    }
   }
   butterflies(n, true);
   const scale = 1.0 / <f64>n;

@@ -1,6 +1,6 @@
 /**
  * The STFT's frame transforms in WebAssembly (stft-wasm.ts) give fft.js's values: the windowed FFT of any channel of
- * interleaved frames, the inverse of a pair of spectra and of one, at every size the separation uses and the smallest
+ * interleaved frames, the inverse of a pair of spectra and of one, masked or not, at every size the separation uses and the smallest
  * and largest the kernel takes; sizes it does not take fall back to fft.js; the committed module is what its source
  * compiles to.
  */
@@ -57,6 +57,22 @@ for (const size of [8, 16, 512, 1024, 2048, 4096]) {
     wasm.synthesize(specB, outA!);
     js.synthesize(specB, refA!);
     assert.ok(relativeError(outA!, refA!) <= 1e-6, 'synthesize');
+    // With a mask of gains in [0, 1]: as the spectra multiplied by it first.
+    const mask = signal(js.bins, 3).map((v) => Math.abs(v) / 1.3);
+    const maskedA = specA.map((v, i) => v * mask[i >> 1]!);
+    const maskedB = specB.map((v, i) => v * mask[i >> 1]!);
+    wasm.synthesizePair(specA, specB, outA!, outB!, mask);
+    js.synthesizePair(maskedA, maskedB, refA!, refB!);
+    assert.ok(relativeError(outA!, refA!) <= 1e-6 && relativeError(outB!, refB!) <= 1e-6, 'synthesizePair with a mask');
+    js.synthesizePair(specA, specB, outA!, outB!, mask);
+    assert.ok(relativeError(outA!, refA!) <= 1e-6 && relativeError(outB!, refB!) <= 1e-6, 'synthesizePair with a mask (fft.js)');
+    wasm.synthesize(specA, outA!, mask);
+    js.synthesize(specA, refA!, mask);
+    assert.ok(relativeError(outA!, refA!) <= 1e-6, 'synthesize with a mask');
+    // A mask after none, none after a mask: the kernel keeps no mask between calls.
+    wasm.synthesize(specA, outA!);
+    js.synthesize(specA, refA!);
+    assert.ok(relativeError(outA!, refA!) <= 1e-6, 'synthesize without a mask after one with');
   });
 }
 

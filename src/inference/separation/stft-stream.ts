@@ -14,6 +14,9 @@ export interface SynthesisedSamples {
   input: Float32Array;
 }
 
+/** Spectra a stream keeps for reuse: more than the frames a synthesis or skip frees at once in the engines' chunks. */
+const SPARE_SPECTRA = 256;
+
 export class StftStream {
   readonly hop: number;
   readonly bins: number;
@@ -31,8 +34,8 @@ export class StftStream {
   private readonly pending: Float32Array;
   private readonly frameOut: Float32Array;
   private readonly frameOutB: Float32Array;
-  private readonly scratch: Float32Array;
-  private readonly scratchB: Float32Array;
+  /** Spectra of frames already synthesised or skipped, for the next frames analysed (at most {@link SPARE_SPECTRA}). */
+  private readonly spare: Float32Array[] = [];
   private total?: number;
   private tailDone = false;
 
@@ -50,8 +53,6 @@ export class StftStream {
     this.pending = new Float32Array(this.hop * channels);
     this.frameOut = new Float32Array(size);
     this.frameOutB = new Float32Array(size);
-    this.scratch = new Float32Array(2 * this.bins);
-    this.scratchB = new Float32Array(2 * this.bins);
   }
 
   /** Frames analysed so far. */
@@ -90,7 +91,10 @@ export class StftStream {
     return total;
   }
 
-  /** Spectrum of analysed frame `t` (not yet synthesised): channel `c`'s bin `k` at `[c*2*bins + 2k]` (re, im). */
+  /**
+   * Spectrum of analysed frame `t` (not yet synthesised): channel `c`'s bin `k` at `[c*2*bins + 2k]` (re, im). Valid
+   * until the frame is synthesised or skipped: its memory then holds a later frame's.
+   */
   spectrum(t: number): Float32Array {
     return this.specs[t - this.framesBase];
   }
@@ -108,15 +112,14 @@ export class StftStream {
     for (let t = first; t < end; t++) {
       const spec = this.spectrum(t);
       const m = mask(t);
-      // Channels two at a time: one inverse FFT for a pair (see FrameTransform.synthesizePair).
+      // Channels two at a time: one inverse FFT for a pair (see FrameTransform.synthesizePair), the mask applied there.
       for (let c = 0; c < ch; c += 2) {
-        this.masked(spec, c, m, this.scratch);
+        const a = spec.subarray(2 * bins * c, 2 * bins * (c + 1));
         if (c + 1 < ch) {
-          this.masked(spec, c + 1, m, this.scratchB);
-          this.transform.synthesizePair(this.scratch, this.scratchB, this.frameOut, this.frameOutB);
+          this.transform.synthesizePair(a, spec.subarray(2 * bins * (c + 1), 2 * bins * (c + 2)), this.frameOut, this.frameOutB, m);
           this.overlapAdd(this.frameOutB, estimate, o, c + 1);
         } else {
-          this.transform.synthesize(this.scratch, this.frameOut);
+          this.transform.synthesize(a, this.frameOut, m);
         }
         this.overlapAdd(this.frameOut, estimate, o, c);
       }
@@ -136,15 +139,6 @@ export class StftStream {
     return out;
   }
 
-  /** Channel `c`'s spectrum in `spec` times `mask`, into `out`. */
-  private masked(spec: Float32Array, c: number, mask: Float32Array, out: Float32Array): void {
-    const base = c * 2 * this.bins;
-    for (let k = 0; k < this.bins; k++) {
-      out[2 * k] = spec[base + 2 * k] * mask[k];
-      out[2 * k + 1] = spec[base + 2 * k + 1] * mask[k];
-    }
-  }
-
   /** Adds a synthesised frame of channel `c` to the pending half: its first half completes samples at `o`. */
   private overlapAdd(frame: Float32Array, estimate: Float32Array, o: number, c: number): void {
     const ch = this.channels;
@@ -159,7 +153,8 @@ export class StftStream {
   skip(end: number): void {
     this.done = Math.max(this.done, end);
     if (this.done > this.framesBase) {
-      this.specs.splice(0, this.done - this.framesBase);
+      const used = this.specs.splice(0, this.done - this.framesBase);
+      this.spare.push(...used.slice(0, SPARE_SPECTRA - this.spare.length));
       this.framesBase = this.done;
     }
     this.trim();
@@ -201,11 +196,8 @@ export class StftStream {
     while (this.computed < limit) {
       const start = this.computed * hop - hop; // absolute index of the frame's first sample
       if (start + this.size > this.bufStart + this.bufLen / ch) break;
-      const spec = new Float32Array(2 * bins * ch);
-      for (let c = 0; c < ch; c++) {
-        this.transform.analyze(this.buf, start - this.bufStart, ch, c, this.scratch);
-        spec.set(this.scratch, c * 2 * bins);
-      }
+      const spec = this.spare.pop() ?? new Float32Array(2 * bins * ch);
+      for (let c = 0; c < ch; c++) this.transform.analyze(this.buf, start - this.bufStart, ch, c, spec.subarray(c * 2 * bins, (c + 1) * 2 * bins));
       this.specs.push(spec);
       this.computed++;
     }

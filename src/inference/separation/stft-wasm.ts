@@ -10,7 +10,7 @@ import { WASM_PAGE, wasmKernel, WebAssembly, type WasmMemory } from '../wasm-ker
 interface StftExports {
   setup(n: number, tw: number, win: number, revN: number, revM: number, work: number): void;
   analyze(src: number, stride: number, channel: number, out: number): void;
-  synthesizePair(specA: number, specB: number, outA: number, outB: number): void;
+  synthesizePair(specA: number, specB: number, mask: number, outA: number, outB: number): void;
 }
 
 /** Kernels of this thread by size; `null` where none can be had (see {@link StftKernel.forSize}). */
@@ -25,6 +25,9 @@ export class StftKernel {
   private readonly bins: number;
   private readonly specA: number;
   private readonly specB: number;
+  private readonly mask: number;
+  /** Whether the mask's place holds ones (the last synthesis had no mask). */
+  private unmasked = false;
   private readonly outA: number;
   private readonly outB: number;
   /** Where a frame's samples are copied to (the memory grows to the widest frame given). */
@@ -48,7 +51,8 @@ export class StftKernel {
     const work = revM + align16(2 * n);
     this.specA = work + 16 * n;
     this.specB = this.specA + align16(8 * this.bins);
-    this.outA = this.specB + align16(8 * this.bins);
+    this.mask = this.specB + align16(8 * this.bins);
+    this.outA = this.mask + align16(4 * this.bins);
     this.outB = this.outA + 4 * n;
     this.input = this.outB + 4 * n;
     this.reserve(this.input);
@@ -104,13 +108,19 @@ export class StftKernel {
     out.set(this.f32.subarray(this.specA / 4, this.specA / 4 + 2 * this.bins));
   }
 
-  /** {@link FrameTransform.synthesizePair}: the windowed inverse FFTs of `specA` and `specB` into `outA` and `outB`. */
-  synthesizePair(specA: Float32Array, specB: Float32Array | undefined, outA: Float32Array, outB: Float32Array | undefined): void {
+  /**
+   * {@link FrameTransform.synthesizePair}: the windowed inverse FFTs of `specA` and `specB` (zeros if none), each times
+   * `mask` if given, into `outA` and `outB` (if given).
+   */
+  synthesizePair(specA: Float32Array, specB: Float32Array | undefined, outA: Float32Array, outB: Float32Array | undefined, mask?: Float32Array): void {
     const { f32, bins, size } = this;
     f32.set(specA.subarray(0, 2 * bins), this.specA / 4);
     if (specB) f32.set(specB.subarray(0, 2 * bins), this.specB / 4);
     else f32.fill(0, this.specB / 4, this.specB / 4 + 2 * bins);
-    this.exports.synthesizePair(this.specA, this.specB, this.outA, this.outB);
+    if (mask) f32.set(mask.subarray(0, bins), this.mask / 4);
+    else if (!this.unmasked) f32.fill(1, this.mask / 4, this.mask / 4 + bins);
+    this.unmasked = !mask;
+    this.exports.synthesizePair(this.specA, this.specB, this.mask, this.outA, this.outB);
     outA.set(f32.subarray(this.outA / 4, this.outA / 4 + size));
     outB?.set(f32.subarray(this.outB / 4, this.outB / 4 + size));
   }

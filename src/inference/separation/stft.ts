@@ -39,6 +39,9 @@ export class FrameTransform {
   private readonly spec: number[];
   private readonly full: number[];
   private readonly time: number[];
+  /** The masked spectra of {@link synthesizePair} (fft.js path). */
+  private readonly maskedA: Float32Array;
+  private readonly maskedB: Float32Array;
 
   /** @param wasm false: computes with fft.js even where the WebAssembly kernel loads (tests compare the two). */
   constructor(
@@ -53,6 +56,8 @@ export class FrameTransform {
     this.spec = this.fft.createComplexArray();
     this.full = this.fft.createComplexArray();
     this.time = this.fft.createComplexArray();
+    this.maskedA = new Float32Array(2 * this.bins);
+    this.maskedB = new Float32Array(2 * this.bins);
   }
 
   /**
@@ -67,14 +72,18 @@ export class FrameTransform {
     for (let k = 0; k < 2 * this.bins; k++) out[k] = this.spec[k];
   }
 
-  /** Inverse FFT of a one-sided spectrum (`2 * bins` values), windowed; writes `size` samples into `out`. */
-  synthesize(spec: Float32Array, out: Float32Array): void {
-    if (this.kernel) return this.kernel.synthesizePair(spec, undefined, out, undefined);
+  /**
+   * Inverse FFT of a one-sided spectrum (`2 * bins` values), times `mask` (`bins` gains, each rounded to f32 with its
+   * value as a Float32Array would) if given, windowed; writes `size` samples into `out`.
+   */
+  synthesize(spec: Float32Array, out: Float32Array, mask?: Float32Array): void {
+    if (this.kernel) return this.kernel.synthesizePair(spec, undefined, out, undefined, mask);
     const { full, size, bins, window } = this;
-    for (let k = 0; k < 2 * bins; k++) full[k] = spec[k];
+    const a = mask ? this.masked(spec, mask, this.maskedA) : spec;
+    for (let k = 0; k < 2 * bins; k++) full[k] = a[k];
     for (let k = bins; k < size; k++) {
-      full[2 * k] = spec[2 * (size - k)];
-      full[2 * k + 1] = -spec[2 * (size - k) + 1];
+      full[2 * k] = a[2 * (size - k)];
+      full[2 * k + 1] = -a[2 * (size - k) + 1];
     }
     this.fft.inverseTransform(this.time, full);
     for (let i = 0; i < size; i++) out[i] = this.time[2 * i] * window[i];
@@ -85,23 +94,34 @@ export class FrameTransform {
    * real, so the inverse of `A + iB` (each completed by conjugate symmetry) is `a + ib`. Writes `size` samples of
    * each into `outA` and `outB`; the same as two calls, within float rounding.
    */
-  synthesizePair(specA: Float32Array, specB: Float32Array, outA: Float32Array, outB: Float32Array): void {
-    if (this.kernel) return this.kernel.synthesizePair(specA, specB, outA, outB);
+  synthesizePair(specA: Float32Array, specB: Float32Array, outA: Float32Array, outB: Float32Array, mask?: Float32Array): void {
+    if (this.kernel) return this.kernel.synthesizePair(specA, specB, outA, outB, mask);
     const { full, size, bins, window, time } = this;
+    const a = mask ? this.masked(specA, mask, this.maskedA) : specA;
+    const b = mask ? this.masked(specB, mask, this.maskedB) : specB;
     for (let k = 0; k < bins; k++) {
-      full[2 * k] = specA[2 * k] - specB[2 * k + 1];
-      full[2 * k + 1] = specA[2 * k + 1] + specB[2 * k];
+      full[2 * k] = a[2 * k] - b[2 * k + 1];
+      full[2 * k + 1] = a[2 * k + 1] + b[2 * k];
     }
     for (let k = bins; k < size; k++) {
       const m = 2 * (size - k);
-      full[2 * k] = specA[m] + specB[m + 1];
-      full[2 * k + 1] = specB[m] - specA[m + 1];
+      full[2 * k] = a[m] + b[m + 1];
+      full[2 * k + 1] = b[m] - a[m + 1];
     }
     this.fft.inverseTransform(time, full);
     for (let i = 0; i < size; i++) {
       outA[i] = time[2 * i] * window[i];
       outB[i] = time[2 * i + 1] * window[i];
     }
+  }
+
+  /** `spec` times `mask`, into `out` (f32, as the WebAssembly kernel rounds the products). */
+  private masked(spec: Float32Array, mask: Float32Array, out: Float32Array): Float32Array {
+    for (let k = 0; k < this.bins; k++) {
+      out[2 * k] = spec[2 * k] * mask[k];
+      out[2 * k + 1] = spec[2 * k + 1] * mask[k];
+    }
+    return out;
   }
 }
 
