@@ -92,7 +92,7 @@ export class FrameTransform {
   /**
    * {@link synthesize} of two one-sided spectra at once, in one complex inverse FFT instead of two: both signals are
    * real, so the inverse of `A + iB` (each completed by conjugate symmetry) is `a + ib`. Writes `size` samples of
-   * each into `outA` and `outB`; the same as two calls, within float rounding.
+   * each into `outA` and `outB`; the same as two calls (with the same `mask`), within float rounding.
    */
   synthesizePair(specA: Float32Array, specB: Float32Array, outA: Float32Array, outB: Float32Array, mask?: Float32Array): void {
     if (this.kernel) return this.kernel.synthesizePair(specA, specB, outA, outB, mask);
