@@ -36,7 +36,10 @@ export function setup(n: i32, tw: usize, win: usize, revN: usize, revM: usize, w
   return f64x2.add(f64x2.mul(b, v128.load(entry)), f64x2.mul(f64x2.mul(swapped, v128.load(entry, 16)), s));
 }
 
-/** In-place FFT of the `m` complex values at WORK, already in bit-reversed order; unscaled; conjugate twiddles if `inverse`. */
+/**
+ * In-place FFT of the `m` complex values at WORK, already in bit-reversed order; unscaled; with conjugate twiddles
+ * if `inverse`.
+ */
 function butterflies(m: i32, inverse: bool): void {
   const s = f64x2.splat(inverse ? -1.0 : 1.0);
   // len 2: the twiddle is 1.

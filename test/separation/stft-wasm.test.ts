@@ -1,8 +1,8 @@
 /**
  * The STFT's frame transforms in WebAssembly (stft-wasm.ts) give fft.js's values: the windowed FFT of any channel of
- * interleaved frames, the inverse of a pair of spectra and of one, masked or not, at every size the separation uses and the smallest
- * and largest the kernel takes; sizes it does not take fall back to fft.js; the committed module is what its source
- * compiles to.
+ * interleaved frames, the inverse of a pair of spectra and of one, masked or not, at every size the separation uses
+ * and the smallest and largest the kernel takes; sizes it does not take fall back to fft.js; the committed module is
+ * what its source compiles to.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
