@@ -1,7 +1,8 @@
 /**
  * The package's WebAssembly kernels (`wasm/*.wasm`, compiled from AssemblyScript by `npm run build:wasm` and shipped
  * with the package, as `models/` is): the part of the WebAssembly API they use (a global of Node; the project's
- * TypeScript lib has no types for it), and each module compiled once per thread.
+ * TypeScript lib has no types for it), each module compiled once per thread, and what every kernel's loader does with
+ * its instance's memory.
  */
 import { readFileSync } from 'node:fs';
 
@@ -18,7 +19,7 @@ export interface WasmMemory {
   readonly buffer: ArrayBuffer;
   grow(pages: number): number;
 }
-export const WebAssembly = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+const WebAssembly = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
 
 /** Bytes in a page of WebAssembly memory. */
 export const WASM_PAGE = 65_536;
@@ -41,4 +42,21 @@ export function wasmKernel(name: string): WasmModule | null {
     compiled.set(name, module);
   }
   return module;
+}
+
+/** A new instance of `module` with a memory of its own, `pages` pages to start with ({@link WASM_PAGE} bytes each). */
+export function instantiate<Exports>(module: WasmModule, pages = 1): { memory: WasmMemory; exports: Exports } {
+  const memory = new WebAssembly.Memory({ initial: pages });
+  return { memory, exports: new WebAssembly.Instance(module, { env: { memory } }).exports as Exports };
+}
+
+/** Grows `memory` to at least `bytes` (its buffer is then a new one). */
+export function reserve(memory: WasmMemory, bytes: number): void {
+  const have = memory.buffer.byteLength;
+  if (bytes > have) memory.grow(Math.ceil((bytes - have) / WASM_PAGE));
+}
+
+/** `bytes` rounded up to a multiple of 16: where a kernel's next 128-bit aligned part may start. */
+export function align16(bytes: number): number {
+  return (bytes + 15) & ~15;
 }

@@ -4,7 +4,7 @@
  * writes its own memory only: a {@link Pcm16Conversion} owns a memory the floats are copied into and the 16-bit
  * samples are converted into, grown to the largest piece it was given.
  */
-import { WASM_PAGE, wasmKernel, WebAssembly, type WasmMemory } from '../wasm-kernel.js';
+import { align16, instantiate, reserve, wasmKernel, type WasmMemory } from '../wasm-kernel.js';
 
 interface Pcm16Exports {
   convert(src: number, dst: number, count: number): void;
@@ -35,8 +35,8 @@ export class Pcm16Conversion {
     const module = wasmKernel('pcm16');
     if (!module) return undefined;
     try {
-      const memory = new WebAssembly.Memory({ initial: 1 });
-      return new Pcm16Conversion(memory, new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as Pcm16Exports);
+      const { memory, exports } = instantiate<Pcm16Exports>(module);
+      return new Pcm16Conversion(memory, exports);
     } catch {
       return undefined;
     }
@@ -50,9 +50,7 @@ export class Pcm16Conversion {
     const count = floats.length;
     // The floats, then the samples, each from a 16-byte boundary.
     const dst = align16(4 * count);
-    const needed = dst + align16(2 * count);
-    const have = this.memory.buffer.byteLength;
-    if (needed > have) this.memory.grow(Math.ceil((needed - have) / WASM_PAGE));
+    reserve(this.memory, dst + align16(2 * count));
     const { buffer } = this.memory;
     new Float32Array(buffer, 0, count).set(floats);
     this.exports.convert(0, dst, count);
@@ -63,8 +61,4 @@ export class Pcm16Conversion {
   release(): void {
     if (pool.length < POOLED && !pool.includes(this)) pool.push(this);
   }
-}
-
-function align16(bytes: number): number {
-  return (bytes + 15) & ~15;
 }

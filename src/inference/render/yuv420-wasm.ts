@@ -8,7 +8,7 @@
 import type { Box } from './compositor.js';
 import { yuv420Bytes } from '../media/raw-video.js';
 import { checkYuv420Box } from './yuv420.js';
-import { WASM_PAGE, wasmKernel, WebAssembly, type WasmModule } from '../wasm-kernel.js';
+import { instantiate, WASM_PAGE, wasmKernel, type WasmModule } from '../wasm-kernel.js';
 
 interface YuvExports {
   convert(words: number, width: number, height: number, out: number, x0: number, y0: number, x1: number, y1: number, previous: number): void;
@@ -40,8 +40,8 @@ export class YuvConversion {
   ) {
     const pixels = width * height;
     // words, previous and bytes one after another: 16-byte aligned, as pixels is a multiple of 4 (even sides).
-    const memory = new WebAssembly.Memory({ initial: Math.ceil((8 * pixels + yuv420Bytes(width, height)) / WASM_PAGE) });
-    this.exports = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as YuvExports;
+    const { memory, exports } = instantiate<YuvExports>(module, Math.ceil((8 * pixels + yuv420Bytes(width, height)) / WASM_PAGE));
+    this.exports = exports;
     this.words = new Uint32Array(memory.buffer, 0, pixels);
     this.previous = new Uint32Array(memory.buffer, 4 * pixels, pixels);
     this.bytes = new Uint8Array(memory.buffer, 8 * pixels, yuv420Bytes(width, height));

@@ -5,7 +5,7 @@
  * only: the frame's samples and spectra are copied in, the results copied out, within each call, so one kernel per
  * size serves every transform of that size on its thread ({@link StftKernel.forSize}).
  */
-import { WASM_PAGE, wasmKernel, WebAssembly, type WasmMemory } from '../wasm-kernel.js';
+import { align16, instantiate, reserve, wasmKernel, type WasmMemory } from '../wasm-kernel.js';
 
 interface StftExports {
   setup(n: number, tw: number, win: number, revN: number, revM: number, work: number): void;
@@ -55,7 +55,7 @@ export class StftKernel {
     this.outA = this.mask + align16(4 * this.bins);
     this.outB = this.outA + 4 * n;
     this.input = this.outB + 4 * n;
-    this.reserve(this.input);
+    this.grow(this.input);
     this.buffer = memory.buffer;
     const f64 = new Float64Array(memory.buffer);
     for (let k = 0; k < n / 2; k++) {
@@ -86,8 +86,7 @@ export class StftKernel {
       const module = kernelSize(size) ? wasmKernel('stft') : null;
       if (module) {
         try {
-          const memory = new WebAssembly.Memory({ initial: 1 });
-          const exports = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as StftExports;
+          const { memory, exports } = instantiate<StftExports>(module);
           kernel = new StftKernel(size, window, memory, exports);
         } catch {
           kernel = null;
@@ -101,7 +100,7 @@ export class StftKernel {
   /** {@link FrameTransform.analyze}: the windowed FFT of channel `channel` of the frame at `offset` into `out`. */
   analyze(src: Float32Array, offset: number, stride: number, channel: number, out: Float32Array): void {
     const values = this.size * stride;
-    this.reserve(this.input + 4 * values);
+    this.grow(this.input + 4 * values);
     const from = offset * stride;
     this.f32.set(src.subarray(from, from + values), this.input / 4);
     this.exports.analyze(this.input, stride, channel, this.specA);
@@ -125,10 +124,9 @@ export class StftKernel {
     outB?.set(f32.subarray(this.outB / 4, this.outB / 4 + size));
   }
 
-  /** Grows the memory to at least `bytes`. */
-  private reserve(bytes: number): void {
-    const have = this.memory.buffer.byteLength;
-    if (bytes > have) this.memory.grow(Math.ceil((bytes - have) / WASM_PAGE));
+  /** Grows the memory to at least `bytes`, and the views with it. */
+  private grow(bytes: number): void {
+    reserve(this.memory, bytes);
     if (this.memory.buffer !== this.buffer) this.views();
   }
 
@@ -143,8 +141,4 @@ function reverse(k: number, bits: number): number {
   let r = 0;
   for (let b = 0; b < bits; b++) r |= ((k >> b) & 1) << (bits - 1 - b);
   return r;
-}
-
-function align16(bytes: number): number {
-  return (bytes + 15) & ~15;
 }
