@@ -12,6 +12,7 @@
  * `save`/`restore`. Pixels are premultiplied RGBA words as the canvas stores them (see compositor.ts), composed
  * source-over. Anything else (gradients, other caps) throws: the painter draws what it was asked or nothing.
  */
+import { parseHex } from '../color.js';
 import type { Ctx, ShapeCanvas } from '../layout.js';
 import { over, scaled, type Box } from '../compositor.js';
 import { Affine } from './affine.js';
@@ -438,12 +439,7 @@ export class PixelPainter extends Affine implements ShapeCanvas {
 /** `#rgb`, `#rrggbb`, `rgb(r,g,b)` or `rgba(r,g,b,a)` as red, green, blue (0–255) and alpha (0–1). */
 export function parseColour(style: string): Rgba {
   const text = style.trim().toLowerCase();
-  const hex = /^#([0-9a-f]{3}|[0-9a-f]{6})$/.exec(text);
-  if (hex) {
-    const digits = hex[1]!.length === 3 ? [...hex[1]!].map((c) => c + c).join('') : hex[1]!;
-    const n = Number.parseInt(digits, 16);
-    return [(n >> 16) & 255, (n >> 8) & 255, n & 255, 1];
-  }
+  if (/^#([0-9a-f]{3}|[0-9a-f]{6})$/.test(text)) return [...parseHex(text), 1];
   const fn = /^rgba?\(\s*([^)]*)\)$/.exec(text);
   const parts = fn?.[1]!.split(/\s*,\s*/).map(Number);
   if (parts && (parts.length === 3 || parts.length === 4) && parts.every((v) => Number.isFinite(v))) {
