@@ -14,6 +14,7 @@
  */
 import { parseHex } from '../color.js';
 import type { Ctx, ShapeCanvas } from '../layout.js';
+import { union } from '../boxes.js';
 import { over, scaled, type Box } from '../compositor.js';
 import { Affine } from './affine.js';
 import { flattenCubic, flattenQuadratic } from './flatten.js';
@@ -119,10 +120,7 @@ export class PixelPainter extends Affine implements ShapeCanvas {
 
   moveTo(x: number, y: number): void {
     const [px, py] = this.apply(x, y);
-    this.open = { points: [px, py], closed: false };
-    this.subpaths.push(this.open);
-    this.x = px;
-    this.y = py;
+    this.moveToPixel(px, py);
   }
 
   lineTo(x: number, y: number): void {
@@ -258,7 +256,7 @@ export class PixelPainter extends Affine implements ShapeCanvas {
         const x1 = Math.min(width, Math.ceil(Math.max(ax, bx) + reach));
         const y1 = Math.min(height, Math.ceil(Math.max(ay, by) + reach));
         if (x0 >= x1 || y0 >= y1) continue;
-        box = box ? { x0: Math.min(box.x0, x0), y0: Math.min(box.y0, y0), x1: Math.max(box.x1, x1), y1: Math.max(box.y1, y1) } : { x0, y0, x1, y1 };
+        box = box ? union(box, { x0, y0, x1, y1 }) : { x0, y0, x1, y1 };
         const dx = bx - ax;
         const dy = by - ay;
         const length2 = dx * dx + dy * dy;
@@ -323,6 +321,7 @@ export class PixelPainter extends Affine implements ShapeCanvas {
     if (Number.isNaN(this.x)) this.moveTo(x, y);
   }
 
+  /** Starts a subpath at (`x`, `y`) in pixels. */
   private moveToPixel(x: number, y: number): void {
     this.open = { points: [x, y], closed: false };
     this.subpaths.push(this.open);
