@@ -14,6 +14,13 @@ function rows(path: PathCoverage, box: { x0: number; y0: number; x1: number; y1:
   return Array.from({ length: box.y1 - box.y0 }, (_, r) => Array.from(values.subarray(r * stride, r * stride + box.x1 - box.x0)));
 }
 
+/** A closed polygon through `points` (x, y pairs) added to `sink`'s path. */
+function polygon(sink: PathSink, ...points: number[]): void {
+  sink.moveTo(points[0]!, points[1]!);
+  for (let i = 2; i < points.length; i += 2) sink.lineTo(points[i]!, points[i + 1]!);
+  sink.closePath();
+}
+
 test('a rectangle on fractional coordinates covers each pixel by its exact area', () => {
   const path = new PathCoverage();
   path.beginPath();
@@ -59,6 +66,35 @@ test('a triangle: the coverage sums to its area, whichever way it is wound, and 
   }
 });
 
+test("the row spans name each row's covered pixels and, where they are one run, its wholly covered ones", () => {
+  const path = new PathCoverage();
+  path.beginPath();
+  // A triangle, and beside it a square over whole pixels whose rows share full runs with the triangle's.
+  polygon(path, 2.3, 1.7, 17.9, 6.2, 5.1, 14.6);
+  polygon(path, 21, 4, 26, 4, 26, 9, 21, 9);
+  const box = { x0: 0, y0: 0, x1: 30, y1: 18 };
+  const values = rows(path, box);
+  const spans = path.rowSpans();
+  let twoRuns = 0;
+  let oneRun = 0;
+  values.forEach((row, r) => {
+    const [a, b, c, d] = Array.from(spans.subarray(r * 4, r * 4 + 4));
+    const covered = row.flatMap((v, x) => (v > 0 ? [x] : []));
+    if (covered.length === 0) return assert.equal(a, d, `row ${r} is empty`);
+    assert.deepEqual([a, d], [covered[0], covered[covered.length - 1]! + 1], `row ${r}: covered extent`);
+    const full = row.flatMap((v, x) => (v === 1 ? [x] : []));
+    const oneFullRun = full.length > 0 && full[full.length - 1]! - full[0]! + 1 === full.length;
+    if (oneFullRun) {
+      oneRun++;
+      assert.deepEqual([b, c], [full[0], full[full.length - 1]! + 1], `row ${r}: wholly covered run`);
+    } else {
+      if (full.length > 0) twoRuns++;
+      assert.deepEqual([b, c], [a, a], `row ${r}: no wholly covered run is claimed`);
+    }
+  });
+  assert.ok(oneRun > 0 && twoRuns > 0, `${oneRun} rows with one full run, ${twoRuns} with two`);
+});
+
 test('the transform applies as a canvas applies it: translate and rotate about a point', () => {
   const a = new PathCoverage();
   const b = new PathCoverage();
@@ -67,16 +103,10 @@ test('the transform applies as a canvas applies it: translate and rotate about a
   a.rotate(Math.PI / 2);
   a.translate(-5, -5);
   a.beginPath();
-  a.moveTo(5, 5);
-  a.lineTo(8, 5);
-  a.lineTo(8, 6);
-  a.lineTo(5, 6);
+  polygon(a, 5, 5, 8, 5, 8, 6, 5, 6);
   // The same rectangle turned a quarter about (5, 5), scaled by 2 and moved by (3, 4): x from 11 to 13, y from 14 to 20.
   b.beginPath();
-  b.moveTo(11, 14);
-  b.lineTo(13, 14);
-  b.lineTo(13, 20);
-  b.lineTo(11, 20);
+  polygon(b, 11, 14, 13, 14, 13, 20, 11, 20);
   const box = { x0: 8, y0: 12, x1: 16, y1: 22 };
   assert.deepEqual(rows(a, box).map((row) => row.map((v) => Math.round(v * 1e6) / 1e6)), rows(b, box));
   assert.equal(rows(b, box).flat().reduce((x, y) => x + y, 0), 12);

@@ -125,36 +125,49 @@ export class PathCoverage extends Affine implements PathSink {
     for (let row = 0; row < height; row++) {
       const start = row * stride;
       const end = start + width;
-      let sum = 0;
+      const at = row * 4;
+      const x = box.x0 - start;
+      // Where the row is covered (`first` to `last`, end exclusive) and wholly (`fullFirst` to `fullLast`, inclusive).
+      let first = -1;
+      let last = -1;
+      let fullFirst = -1;
+      let fullLast = -1;
       let full = 0;
-      for (let i = start; i < end; i++) {
+      let sum = 0;
+      for (let i = start; i < end; ) {
         sum += cells[i]!;
+        // The cells up to the next one a line added to hold the same running sum: walked past, then filled at once.
+        let next = i + 1;
+        while (next < end && cells[next] === 0) next++;
         const area = sum < 0 ? -sum : sum;
         // Float sums of a wholly covered (or empty) pixel's pieces land a hair off 1 (or 0).
         const value = area > 0.9999 ? 1 : area < 0.0001 ? 0 : area;
-        cells[i] = value;
-        if (value === 1) full++;
+        if (value === 0) {
+          cells[i] = 0;
+        } else {
+          if (next - i === 1) cells[i] = value;
+          else cells.fill(value, i, next);
+          if (first < 0) first = i;
+          last = next;
+          if (value === 1) {
+            if (fullFirst < 0) fullFirst = i;
+            fullLast = next - 1;
+            full += next - i;
+          }
+        }
+        i = next;
       }
-      // Where the row is covered (`first` to `last`) and wholly (`fullFirst` to `fullLast`), scanned from its ends.
-      let first = start;
-      while (first < end && cells[first] === 0) first++;
-      const at = row * 4;
-      const x = box.x0 - start;
-      if (first === end) {
+      if (first < 0) {
         spans[at] = spans[at + 1] = spans[at + 2] = spans[at + 3] = box.x0;
-        continue;
-      }
-      let last = end - 1;
-      while (cells[last] === 0) last--;
-      let fullFirst = first;
-      while (fullFirst <= last && cells[fullFirst] !== 1) fullFirst++;
-      let fullLast = last;
-      while (fullLast >= fullFirst && cells[fullLast] !== 1) fullLast--;
-      if (fullFirst <= fullLast && full === fullLast - fullFirst + 1) {
-        spans.set([x + first, x + fullFirst, x + fullLast + 1, x + last + 1], at);
+      } else if (fullFirst >= 0 && full === fullLast - fullFirst + 1) {
+        spans[at] = x + first;
+        spans[at + 1] = x + fullFirst;
+        spans[at + 2] = x + fullLast + 1;
+        spans[at + 3] = x + last;
       } else {
         // No wholly covered pixel, or more than one run of them: nothing in the row is known to be full.
-        spans.set([x + first, x + first, x + first, x + last + 1], at);
+        spans[at] = spans[at + 1] = spans[at + 2] = x + first;
+        spans[at + 3] = x + last;
       }
     }
     return cells;
