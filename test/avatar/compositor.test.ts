@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createCanvas } from '@napi-rs/canvas';
-import { drawPixelsOver, over, scaled, SpanLayer } from '../../src/inference/render/compositor.js';
+import { drawPixelsOver, fillCovered, over, scaled, SpanLayer } from '../../src/inference/render/compositor.js';
+import { coverageStride, PathCoverage } from '../../src/inference/render/raster/path-coverage.js';
 import { FrameRenderer } from '../../src/inference/render/frame-renderer.js';
 import { idlePoseFor } from '../../src/inference/avatar/idle-motion.js';
 import { builtIns } from './helpers.js';
@@ -68,6 +69,66 @@ test('a span layer composes like blending every pixel, clipped at the frame edge
     assert.deepEqual(each, reference, `pixels at ${JSON.stringify(at)}`);
   }
   assert.notDeepEqual(Array.from(pixels).filter((p) => p >>> 24 === 255).length, 0);
+  // Clipped to rectangles that cut through soft edges and opaque runs, short and long: only pixels inside change.
+  for (const clip of [{ x0: 12, y0: 8, x1: 14, y1: 30 }, { x0: 0, y0: 10, x1: 31, y1: 12 }, { x0: 27, y0: 0, x1: 64, y1: 48 }, { x0: 20, y0: 20, x1: 20, y1: 40 }]) {
+    const at = { x: 10, y: 6 };
+    const background = Uint32Array.from({ length: 64 * 48 }, (_, i) => word(i % 256, (i >> 4) % 256, 90, 255));
+    const spans = background.slice();
+    layer.drawOver(spans, 64, 48, at, clip);
+    const reference = background.slice();
+    for (let fy = clip.y0; fy < clip.y1; fy++) {
+      for (let fx = clip.x0; fx < clip.x1; fx++) {
+        const x = fx - at.x;
+        const y = fy - at.y;
+        if (x >= 0 && x < 40 && y >= 0 && y < 30) reference[fy * 64 + fx] = over(pixels[y * 40 + x]!, reference[fy * 64 + fx]!);
+      }
+    }
+    assert.deepEqual(spans, reference, `clipped to ${JSON.stringify(clip)}`);
+  }
+});
+
+test("fillCovered() puts the paint's pixels where wholly covered, blends them by coverage on the edges and leaves the rest", () => {
+  // Two blobs side by side (rows with two covered runs) and one below (rows with one), partly left of the box.
+  const path = new PathCoverage();
+  path.beginPath();
+  // An ellipse of four cubic curves.
+  const [cx, cy, rx, ry, k] = [8.3, 9.6, 7.2, 6.1, 0.5523];
+  path.moveTo(cx + rx, cy);
+  path.bezierCurveTo(cx + rx, cy + k * ry, cx + k * rx, cy + ry, cx, cy + ry);
+  path.bezierCurveTo(cx - k * rx, cy + ry, cx - rx, cy + k * ry, cx - rx, cy);
+  path.bezierCurveTo(cx - rx, cy - k * ry, cx - k * rx, cy - ry, cx, cy - ry);
+  path.bezierCurveTo(cx + k * rx, cy - ry, cx + rx, cy - k * ry, cx + rx, cy);
+  path.moveTo(33.7, 4.2);
+  path.lineTo(47.1, 11.9);
+  path.lineTo(29.4, 16.3);
+  path.closePath();
+  path.moveTo(-6.5, 20.25);
+  path.lineTo(44.5, 22.75);
+  path.lineTo(30.2, 33.6);
+  path.closePath();
+  const box = { x0: 2, y0: 1, x1: 50, y1: 36 };
+  const coverage = path.coverage(box).slice();
+  const spans = path.rowSpans().slice();
+  const paint = { words: Uint32Array.from({ length: 60 * 40 }, (_, i) => word((i * 7) % 256, (i * 3) % 256, 200, 255)), x: -3, y: 0, width: 60, height: 40 };
+  const stride = coverageStride(box);
+  for (const clip of [{ x0: 0, y0: 0, x1: 64, y1: 48 }, { x0: 5, y0: 3, x1: 36, y1: 25 }, { x0: 40, y0: 0, x1: 41, y1: 48 }]) {
+    const background = Uint32Array.from({ length: 64 * 48 }, (_, i) => word(i % 256, (i >> 4) % 256, 90, 255));
+    const filled = background.slice();
+    fillCovered(filled, 64, { coverage, spans, box, paint, x: paint.x, y: paint.y }, clip);
+    const reference = background.slice();
+    let wholly = 0;
+    let partly = 0;
+    for (let y = Math.max(clip.y0, box.y0); y < Math.min(clip.y1, box.y1); y++) {
+      for (let x = Math.max(clip.x0, box.x0); x < Math.min(clip.x1, box.x1); x++) {
+        const c = coverage[(y - box.y0) * stride + x - box.x0]!;
+        const source = paint.words[y * 60 + x + 3]!;
+        if (c >= 1) (reference[y * 64 + x] = source), wholly++;
+        else if (c > 0) (reference[y * 64 + x] = over(scaled(source, Math.round(c * 255)), reference[y * 64 + x]!)), partly++;
+      }
+    }
+    assert.ok(wholly > 0 && partly > 0, `clip ${JSON.stringify(clip)}: ${wholly} whole and ${partly} partial pixels`);
+    assert.deepEqual(filled, reference, `clip ${JSON.stringify(clip)}`);
+  }
 });
 
 test('a frame composed into a buffer matches the frame drawn on the canvas, up to anti-aliasing', async () => {

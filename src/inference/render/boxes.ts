@@ -22,10 +22,11 @@ export function disjoint(boxes: Box[]): Box[] {
     for (let j = i + 1; j < merged.length; j++) {
       const a = merged[i]!;
       const b = merged[j]!;
-      const both = union(a, b);
-      const common = area({ x0: Math.max(a.x0, b.x0), y0: Math.max(a.y0, b.y0), x1: Math.min(a.x1, b.x1), y1: Math.min(a.y1, b.y1) });
-      if (area(both) - (area(a) + area(b) - common) <= MERGE_WASTE) {
-        merged[i] = both;
+      // The pixels the union adds to theirs: its area less theirs and their overlap's (no rectangle made per pair).
+      const both = Math.max(0, Math.max(a.x1, b.x1) - Math.min(a.x0, b.x0)) * Math.max(0, Math.max(a.y1, b.y1) - Math.min(a.y0, b.y0));
+      const common = Math.max(0, Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0)) * Math.max(0, Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0));
+      if (both - (area(a) + area(b) - common) <= MERGE_WASTE) {
+        merged[i] = union(a, b);
         merged.splice(j, 1);
         j = i; // the union may now lie close to a box already passed
       }
@@ -34,10 +35,17 @@ export function disjoint(boxes: Box[]): Box[] {
   const out: Box[] = [];
   for (const box of merged) {
     let pieces = [box];
-    for (const earlier of out) pieces = pieces.flatMap((piece) => cut(piece, earlier));
+    for (const earlier of out) {
+      if (pieces.some((piece) => overlaps(piece, earlier))) pieces = pieces.flatMap((piece) => cut(piece, earlier));
+    }
     out.push(...pieces);
   }
   return out;
+}
+
+/** Whether `a` and `b` share a pixel. */
+function overlaps(a: Box, b: Box): boolean {
+  return a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1;
 }
 
 /** Pixels a union of two boxes may add to theirs to be drawn as one (a box costs about as much as this many pixels). */
@@ -50,7 +58,7 @@ function area(box: Box): number {
 
 /** `box` less `hole`: up to four rectangles (the bands above and below the hole, and beside it). */
 function cut(box: Box, hole: Box): Box[] {
-  if (hole.x0 >= box.x1 || box.x0 >= hole.x1 || hole.y0 >= box.y1 || box.y0 >= hole.y1) return [box];
+  if (!overlaps(box, hole)) return [box];
   const pieces: Box[] = [];
   if (box.y0 < hole.y0) pieces.push({ ...box, y1: hole.y0 });
   if (hole.y1 < box.y1) pieces.push({ ...box, y0: hole.y1 });

@@ -58,8 +58,10 @@ export class SpanLayer {
   private readonly pixels: Uint32Array;
   /** Per row, `[start, end)` pairs of opaque runs. */
   private readonly runs: Int32Array[];
-  /** Indexes (row × width + column) of the partly transparent pixels. */
+  /** Indexes (row × width + column) of the partly transparent pixels, ascending. */
   private readonly partial: Int32Array;
+  /** Where each row's partly transparent pixels start in {@link partial} (and, one past the last row, its length). */
+  private readonly partialRows: Int32Array;
 
   /** From `rgba`: `width × height × 4` premultiplied bytes (copied). */
   constructor(rgba: Uint8Array, width: number, height: number) {
@@ -87,6 +89,8 @@ export class SpanLayer {
       this.runs.push(Int32Array.from(row));
     }
     this.partial = Int32Array.from(partial);
+    this.partialRows = new Int32Array(height + 1);
+    for (let y = 0; y <= height; y++) this.partialRows[y] = lowerBound(this.partial, y * width);
   }
 
   /**
@@ -107,18 +111,17 @@ export class SpanLayer {
       for (let i = 0; i < runs.length; i += 2) {
         const start = Math.max(runs[i]!, x0);
         const end = Math.min(runs[i + 1]!, x1);
-        if (start < end) frame.set(pixels.subarray(source + start, source + end), target + start);
+        if (start < end) copyWords(frame, target + start, pixels, source + start, end - start);
       }
-    }
-    const { partial } = this;
-    // The partly transparent pixels are in row order: only those of rows y0 … y1 − 1 are visited.
-    for (let i = lowerBound(partial, y0 * width); i < partial.length && partial[i]! < y1 * width; i++) {
-      const index = partial[i]!;
-      const y = (index / width) | 0;
-      const x = index - y * width;
-      if (x < x0 || x >= x1) continue;
-      const target = (at.y + y) * frameWidth + at.x + x;
-      frame[target] = over(pixels[index]!, frame[target]!);
+      // The row's partly transparent pixels, in column order: those from x0 on, up to x1.
+      const { partial } = this;
+      const last = this.partialRows[y + 1]!;
+      for (let i = this.partialRows[y]!; i < last; i++) {
+        const x = partial[i]! - source;
+        if (x < x0) continue;
+        if (x >= x1) break;
+        frame[target + x] = over(pixels[source + x]!, frame[target + x]!);
+      }
     }
   }
 }
@@ -154,6 +157,21 @@ export function drawPixelsOver(
   }
 }
 
+/**
+ * Copies `count` words of `source` from `from` into `target` at `at`: a loop for short runs, where making a subarray
+ * for `set` costs more than the copy.
+ */
+export function copyWords(target: Uint32Array, at: number, source: Uint32Array, from: number, count: number): void {
+  if (count > SHORT_COPY) {
+    target.set(source.subarray(from, from + count), at);
+    return;
+  }
+  for (let i = 0; i < count; i++) target[at + i] = source[from + i]!;
+}
+
+/** Runs of at most this many words are copied by a loop (see copyWords). */
+const SHORT_COPY = 48;
+
 /** The first index of ascending `values` holding a value ≥ `value` (`values.length` when none does). */
 function lowerBound(values: Int32Array, value: number): number {
   let lo = 0;
@@ -183,7 +201,7 @@ export interface CoveredFill {
  * outside the paint.
  */
 export function fillCovered(words: Uint32Array, width: number, fill: CoveredFill, clip: Box): void {
-  const { coverage, box, paint, x, y } = fill;
+  const { coverage, spans, box, paint, x, y } = fill;
   const stride = coverageStride(box);
   const x0 = Math.max(clip.x0, box.x0, x);
   const x1 = Math.min(clip.x1, box.x1, x + paint.width);
@@ -193,18 +211,34 @@ export function fillCovered(words: Uint32Array, width: number, fill: CoveredFill
     const cover = (row - box.y0) * stride - box.x0;
     const from = (row - y) * paint.width - x;
     const to = row * width;
-    for (let col = x0; col < x1; ) {
-      const c = coverage[cover + col]!;
-      if (c >= 1) {
-        // A run of wholly covered pixels: copied at once.
-        let end = col + 1;
-        while (end < x1 && coverage[cover + end]! >= 1) end++;
-        words.set(paint.words.subarray(from + col, from + end), to + col);
-        col = end;
-        continue;
-      }
-      if (c > 0) words[to + col] = over(scaled(paint.words[from + col]!, Math.round(c * 255)), words[to + col]!);
-      col++;
+    // The row's spans: pixels outside `a` to `d` are not covered, those from `b` to `c` wholly.
+    const at = (row - box.y0) * 4;
+    const a = Math.max(x0, spans[at]!);
+    const d = Math.min(x1, spans[at + 3]!);
+    const b = Math.min(d, Math.max(a, spans[at + 1]!));
+    const c = Math.max(b, Math.min(d, spans[at + 2]!));
+    blendCovered(words, coverage, paint.words, cover, from, to, a, b);
+    if (b < c) copyWords(words, to + b, paint.words, from + b, c - b);
+    blendCovered(words, coverage, paint.words, cover, from, to, c, d);
+  }
+}
+
+/**
+ * Pixels `x0` to `x1` (end exclusive) of a row of {@link fillCovered}: `paint`'s pixel where wholly covered (runs of
+ * them copied at once), at its coverage over the pixel where partly, nothing where not. `cover`, `from` and `to` are
+ * where column 0 of the row lies in `coverage`, `paint` and `words`.
+ */
+function blendCovered(words: Uint32Array, coverage: Float32Array, paint: Uint32Array, cover: number, from: number, to: number, x0: number, x1: number): void {
+  for (let col = x0; col < x1; ) {
+    const c = coverage[cover + col]!;
+    if (c >= 1) {
+      let end = col + 1;
+      while (end < x1 && coverage[cover + end]! >= 1) end++;
+      copyWords(words, to + col, paint, from + col, end - col);
+      col = end;
+      continue;
     }
+    if (c > 0) words[to + col] = over(scaled(paint[from + col]!, Math.round(c * 255)), words[to + col]!);
+    col++;
   }
 }

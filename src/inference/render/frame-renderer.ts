@@ -21,7 +21,7 @@ import { drawBackdrop, drawCover } from './background.js';
 import { eyesBounds } from './parts/eyes.js';
 import { headOutline, jawTop } from './parts/head.js';
 import { MAX_JAW_DROP, mouthBounds, mouthGeometry } from './parts/mouth.js';
-import { drawPixelsOver, fillCovered, SpanLayer, type Box, type CoveredFill } from './compositor.js';
+import { copyWords, drawPixelsOver, fillCovered, SpanLayer, type Box, type CoveredFill } from './compositor.js';
 import { disjoint, sameBox, union } from './boxes.js';
 import { avatarLayers, type AvatarLayers, type Layer } from './avatar-layers.js';
 import { Affine } from './raster/affine.js';
@@ -65,6 +65,8 @@ interface FrameState {
   mouth: MouthShape;
   headLayers: Map<AvatarPart, Layer>;
   raise: number;
+  /** Each part's layer offset, once asked for (see FrameRenderer.layerOffset). */
+  offsets: Map<AvatarPart, [number, number]>;
 }
 
 /**
@@ -387,7 +389,7 @@ export class FrameRenderer {
     for (const clip of dirty) {
       for (let y = clip.y0; y < clip.y1; y++) {
         const row = y * width;
-        words.set(this.backdropWords.subarray(row + clip.x0, row + clip.x1), row + clip.x0);
+        copyWords(words, row + clip.x0, this.backdropWords, row + clip.x0, clip.x1 - clip.x0);
       }
       for (const part of UNDER_FACE) this.composeLayer(words, part, frame, clip);
       this.composeFace(words, frame, drawing, clip);
@@ -663,7 +665,7 @@ export class FrameRenderer {
     const exact = this.snapped(this.poseAt(frameIndex));
     const step = Math.round(exact.headTilt / this.tiltStep);
     const pose = { ...exact, headTilt: step * this.tiltStep };
-    return { pose, step, mouth, headLayers: this.layers.headAt(step, pose.headTilt), raise: browRaise(mouth) };
+    return { pose, step, mouth, headLayers: this.layers.headAt(step, pose.headTilt), raise: browRaise(mouth), offsets: new Map() };
   }
 
   /** `part`'s cached layer for `frame` (the body's, or the head's at the frame's tilt); none when it paints nothing. */
@@ -676,6 +678,16 @@ export class FrameRenderer {
    * by whole pixels is copied, not resampled, and the encoder finds the moved parts again exactly).
    */
   private layerOffset(part: AvatarPart, frame: FrameState): [number, number] {
+    let offset = frame.offsets.get(part);
+    if (!offset) {
+      offset = this.placeLayer(part, frame);
+      frame.offsets.set(part, offset);
+    }
+    return offset;
+  }
+
+  /** {@link layerOffset}, computed. */
+  private placeLayer(part: AvatarPart, frame: FrameState): [number, number] {
     const { pose, raise } = frame;
     let [dx, dy] = PART_ANCHOR[part] === 'head' ? [pose.headX, pose.headY - pose.breath * 1.2] : [pose.headX * 0.2, -pose.breath * 2.6];
     if (part === 'brows') {
