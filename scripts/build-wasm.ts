@@ -1,12 +1,13 @@
 /**
  * Compiles the package's WebAssembly kernels from their AssemblyScript sources: wasm/yuv420.ts → wasm/yuv420.wasm
  * (the RGBA → yuv420p conversion of lip-sync frames, see src/inference/render/yuv420-wasm.ts), wasm/pcm16.ts →
- * wasm/pcm16.wasm (f32 → 16-bit PCM for WAV stems, see src/inference/media/pcm16-wasm.ts) and wasm/stft.ts →
- * wasm/stft.wasm (the separation's STFT frames, see src/inference/separation/stft-wasm.ts). The .wasm files are
- * committed and shipped (package.json `files`), so installing the package compiles nothing; rebuild them after
- * changing a source. The build is reproducible: tests compile each source again and compare the bytes.
+ * wasm/pcm16.wasm (f32 → 16-bit PCM for WAV stems, see src/inference/media/pcm16-wasm.ts), wasm/stft.ts →
+ * wasm/stft.wasm (the separation's STFT frames, see src/inference/separation/stft-wasm.ts) and wasm/resample.ts →
+ * wasm/resample.wasm (the inner loop of the lip-sync analysis's resampler, see src/inference/media/resample-wasm.ts).
+ * The .wasm files are committed and shipped (package.json `files`), so installing the package compiles nothing;
+ * rebuild them after changing a source. The build is reproducible: tests compile each source again and compare the bytes.
  *
- *   npm run build:wasm                 → wasm/yuv420.wasm, wasm/pcm16.wasm, wasm/stft.wasm
+ *   npm run build:wasm                 → wasm/yuv420.wasm, wasm/pcm16.wasm, wasm/stft.wasm, wasm/resample.wasm
  *   tsx scripts/build-wasm.ts NAME OUT → OUT, from wasm/NAME.ts
  */
 import asc from 'assemblyscript/asc';
@@ -17,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 export const WASM_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'wasm');
 
 /** The kernels, by the name of their source and module in wasm/. */
-export const WASM_KERNELS = ['yuv420', 'pcm16', 'stft'] as const;
+export const WASM_KERNELS = ['yuv420', 'pcm16', 'stft', 'resample'] as const;
 
 /** The name of one of the {@link WASM_KERNELS}. */
 export type WasmKernelName = (typeof WASM_KERNELS)[number];

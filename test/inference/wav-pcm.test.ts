@@ -13,6 +13,8 @@ import { resolveMediaBinaries, type MediaBinaries } from '../../src/inference/me
 import { openWavPcm } from '../../src/inference/media/wav-pcm.js';
 import { parseWavLayout } from '../../src/inference/media/wav-layout.js';
 import { Resampler } from '../../src/inference/media/resample.js';
+import { wasmKernel } from '../../src/inference/wasm-kernel.js';
+import { assertCommittedWasm } from '../helpers/wasm-build.js';
 import { analyzeMouth } from '../../src/inference/lipsync/mouth-analysis.js';
 import { concatSamples } from '../../src/inference/separation/stft.js';
 
@@ -190,6 +192,29 @@ test('the resampler gives the same samples whatever the pieces it is pushed in',
   assert.equal(got.length, Math.ceil((input.length * 16000) / 44100));
   assert.deepEqual(got, expected);
 });
+
+test('the resampler computes in WebAssembly what it computes in TypeScript, bit for bit, at every rate it takes to 16 kHz and back', () => {
+  assert.ok(wasmKernel('resample'), 'wasm/resample.wasm loads');
+  const input = Float32Array.from({ length: 30_011 }, (_, i) => Math.sin(i * 0.05) * Math.cos(i * 0.0013) + 0.3 * Math.sin(i * 1.7));
+  for (const [from, to] of [[44100, 16000], [22050, 16000], [48000, 16000], [11025, 16000], [8000, 16000], [96000, 16000], [16000, 44100]] as const) {
+    const wasm = new Resampler(from, to);
+    const plain = new Resampler(from, to, false);
+    const got: number[] = [];
+    const expected: number[] = [];
+    // Pieces of every size from 1 to 9 000 samples: the input grows past its first room, and is dropped from in place.
+    for (let at = 0, size = 1; at < input.length; at += size, size = (size * 7 + 13) % 9000) {
+      got.push(...wasm.push(input.subarray(at, at + size)));
+      expected.push(...plain.push(input.subarray(at, at + size)));
+    }
+    got.push(...wasm.finish());
+    expected.push(...plain.finish());
+    assert.equal(got.length, Math.ceil((input.length * to) / from), `${from} → ${to}`);
+    assert.ok(got.some((v) => Math.abs(v) > 0.5), `${from} → ${to}: a signal came out`);
+    assert.deepEqual(got, expected, `${from} → ${to}`);
+  }
+});
+
+test('the committed wasm/resample.wasm is what its source compiles to (npm run build:wasm)', () => assertCommittedWasm('resample'));
 
 test('the lip-sync analysis gives the same mouth track from the WAV reader as from ffmpeg', async () => {
   const path = variant('analysis-44k-stereo', ['-ar', '44100', '-ac', '2']);

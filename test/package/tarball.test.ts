@@ -133,7 +133,7 @@ test('npm pack builds a tarball that installs with plain npm install and runs th
     const packed = await exec('npm', ['pack', '--pack-destination', work, '--json'], { cwd: root, maxBuffer: 64 * 1024 * 1024 });
     const [info] = JSON.parse(packed.stdout.slice(packed.stdout.indexOf('['))) as { filename: string; files: { path: string }[] }[];
     const files = info!.files.map((f) => f.path);
-    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/client/index.js', 'dist/client/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'models/lipsync/viseme.onnx', 'models/separation/separator.onnx', 'wasm/yuv420.wasm', 'wasm/pcm16.wasm', 'wasm/stft.wasm',
+    for (const needed of ['dist/index.js', 'dist/index.d.ts', 'dist/client/index.js', 'dist/client/index.d.ts', 'dist/testing/index.js', 'dist/testing/index.d.ts', 'models/lipsync/viseme.onnx', 'models/separation/separator.onnx', 'wasm/yuv420.wasm', 'wasm/pcm16.wasm', 'wasm/stft.wasm', 'wasm/resample.wasm',
       // Child-process modules found next to their parents at run time (without them, work falls back to the caller).
       'dist/inference/render/frame-worker.js', 'dist/inference/media/spawner-child.js']) {
       assert.ok(files.includes(needed), `the tarball holds ${needed}`);

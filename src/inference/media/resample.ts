@@ -5,7 +5,10 @@
  * rate, cut off at 97 % of the output's Nyquist frequency when downsampling and at the input's when upsampling, one
  * filter per phase of the exact rational ratio, all scaled by the sum of the first) and aligns it as swresample does
  * (output sample `n` lies at input time `n · in / out`), so that its samples are ffmpeg's up to float rounding.
+ * Its inner loop runs in WebAssembly where the package's module loads (resample-wasm.ts: the same samples, bit for bit).
  */
+
+import { ResampleKernel } from './resample-wasm.js';
 
 /** The most phases (the output rate divided by the two rates' greatest common divisor) a resampler takes. */
 export const MAX_PHASES = 1024;
@@ -33,17 +36,24 @@ export class Resampler {
    * float64 so that the inner loop multiplies without converting each one (the products and sums are the same).
    */
   private readonly filters: Float64Array;
-  /** Input samples (float32 values, held as float64 as the filters are) from absolute index `bufferStart` on. */
-  private buffer = new Float64Array(4096);
+  /**
+   * Input samples (float32 values, held as float64 as the filters are) from absolute index `bufferStart` on: in the
+   * kernel's memory when there is one (see {@link input}).
+   */
+  private buffer = new Float64Array(INITIAL_CAPACITY);
+  /** The compiled inner loop (resample-wasm.ts); none where the module cannot be had: then the loop below runs. */
+  private kernel: ResampleKernel | undefined;
   private bufferStart: number;
   private bufferLength = 0;
   private inputs = 0;
   private nextOutput = 0;
   private finished = false;
 
+  /** `wasm: false` runs the inner loop in TypeScript even where the WebAssembly kernel loads (tests compare the two). */
   constructor(
     readonly inRate: number,
     readonly outRate: number,
+    wasm = true,
   ) {
     if (!canResample(inRate, outRate)) throw new RangeError(`cannot resample ${inRate} Hz to ${outRate} Hz`);
     const divisor = gcd(inRate, outRate);
@@ -53,10 +63,16 @@ export class Resampler {
     const length = Math.ceil(FILTER_SIZE / factor);
     this.taps = length + (length & 1);
     this.filters = filtersFor(this.up, this.taps, factor);
+    this.kernel = wasm ? ResampleKernel.create(this.filters, INITIAL_CAPACITY) : undefined;
     // The first output's window starts `taps / 2 − 1` samples before the input: silence.
     this.bufferStart = 1 - this.taps / 2;
     this.bufferLength = this.taps / 2 - 1;
-    this.buffer.fill(0, 0, this.bufferLength);
+    this.input.fill(0, 0, this.bufferLength);
+  }
+
+  /** {@link buffer}, or the kernel's input (a view that its memory's growth replaces). */
+  private get input(): Float64Array {
+    return this.kernel ? this.kernel.input : this.buffer;
   }
 
   /** Appends input samples; returns the output samples now determined. */
@@ -72,26 +88,51 @@ export class Resampler {
     if (this.finished) return new Float32Array(0);
     this.finished = true;
     this.append(new Float32Array(this.taps));
-    return this.emit(this.inputs + this.taps, Math.ceil((this.inputs * this.up) / this.down));
+    const rest = this.emit(this.inputs + this.taps, Math.ceil((this.inputs * this.up) / this.down));
+    this.kernel?.release();
+    this.kernel = undefined;
+    return rest;
   }
 
   private append(samples: Float32Array): void {
-    if (this.bufferLength + samples.length > this.buffer.length) {
-      const bigger = new Float64Array(Math.max(this.buffer.length * 2, this.bufferLength + samples.length));
-      bigger.set(this.buffer.subarray(0, this.bufferLength));
-      this.buffer = bigger;
+    const held = this.input;
+    if (this.bufferLength + samples.length > held.length) {
+      const capacity = Math.max(held.length * 2, this.bufferLength + samples.length);
+      if (this.kernel) {
+        this.kernel.resize(capacity);
+      } else {
+        const bigger = new Float64Array(capacity);
+        bigger.set(held.subarray(0, this.bufferLength));
+        this.buffer = bigger;
+      }
     }
-    this.buffer.set(samples, this.bufferLength);
+    this.input.set(samples, this.bufferLength);
     this.bufferLength += samples.length;
   }
 
   /** Output samples whose window lies within the first `available` input samples, at most up to `limit`. */
   private emit(available: number, limit = Infinity): Float32Array {
-    const { up, down, taps, filters, buffer, bufferStart } = this;
+    const { up, down, taps, bufferStart } = this;
     const half = taps / 2;
     // Output n reads inputs floor(n·down/up) − half + 1 … floor(n·down/up) + half.
     const last = Math.min(limit, Math.ceil(((available - half) * up) / down));
     const count = Math.max(0, last - this.nextOutput);
+    const out = this.kernel ? this.kernel.run(count, this.nextOutput, up, down, taps, bufferStart) : this.filter(count);
+    this.nextOutput += count;
+    // Drops the input no later output reads.
+    const keepFrom = Math.floor((this.nextOutput * down) / up) - half + 1 - bufferStart;
+    if (keepFrom > 0) {
+      this.input.copyWithin(0, keepFrom, this.bufferLength);
+      this.bufferLength -= keepFrom;
+      this.bufferStart += keepFrom;
+    }
+    return out;
+  }
+
+  /** The next `count` outputs, computed here (without the kernel). */
+  private filter(count: number): Float32Array {
+    const { up, down, taps, filters, buffer, bufferStart } = this;
+    const half = taps / 2;
     const out = new Float32Array(count);
     for (let i = 0; i < count; i++) {
       const n = this.nextOutput + i;
@@ -117,17 +158,12 @@ export class Resampler {
       for (; k < taps; k++) s0 += filters[filter + k]! * buffer[first + k]!;
       out[i] = s0 + s1 + (s2 + s3);
     }
-    this.nextOutput += count;
-    // Drops the input no later output reads.
-    const keepFrom = Math.floor((this.nextOutput * down) / up) - half + 1 - bufferStart;
-    if (keepFrom > 0) {
-      buffer.copyWithin(0, keepFrom, this.bufferLength);
-      this.bufferLength -= keepFrom;
-      this.bufferStart += keepFrom;
-    }
     return out;
   }
 }
+
+/** Input samples a resampler holds room for at first (it grows to the largest piece it is pushed, plus a window). */
+const INITIAL_CAPACITY = 4096;
 
 /**
  * The filters built last, by phases, taps and cut-off: each job of the same rates reuses them (a few milliseconds
