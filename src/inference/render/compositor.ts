@@ -198,7 +198,8 @@ export interface CoveredFill {
 /**
  * Fills `fill` over `words` (a frame `width` pixels wide) within `clip`: each pixel of its box takes the paint's
  * pixel where it is wholly covered, the paint at its coverage over it where partly, and stays as it is elsewhere and
- * outside the paint.
+ * outside the paint. The rows' spans say where to look: no pixel outside a row's covered extent is visited, and its
+ * wholly covered run is copied at once (so they must be the coverage's own, as PathCoverage.rowSpans gives them).
  */
 export function fillCovered(words: Uint32Array, width: number, fill: CoveredFill, clip: Box): void {
   const { coverage, spans, box, paint, x, y } = fill;
