@@ -60,3 +60,23 @@ export function reserve(memory: WasmMemory, bytes: number): void {
 export function align16(bytes: number): number {
   return (bytes + 15) & ~15;
 }
+
+/**
+ * Instances of a kernel's loader handed back for reuse on this thread, at most `max` kept: each WebAssembly memory
+ * reserves several GiB of address space until it is collected, and memory used before is already touched.
+ */
+export class KernelPool<T> {
+  private readonly free: T[] = [];
+
+  constructor(private readonly max: number) {}
+
+  /** One handed back, if any (taken out of the pool). */
+  take(): T | undefined {
+    return this.free.pop();
+  }
+
+  /** Keeps `item` for a later {@link take}, unless the pool is full or holds it already. */
+  give(item: T): void {
+    if (this.free.length < this.max && !this.free.includes(item)) this.free.push(item);
+  }
+}

@@ -4,19 +4,17 @@
  * writes its own memory only: a {@link Pcm16Conversion} owns a memory the floats are copied into and the 16-bit
  * samples are converted into, grown to the largest piece it was given.
  */
-import { align16, instantiate, reserve, wasmKernel, type WasmMemory } from '../wasm-kernel.js';
+import { align16, instantiate, KernelPool, reserve, wasmKernel, type WasmMemory } from '../wasm-kernel.js';
 
 interface Pcm16Exports {
   convert(src: number, dst: number, count: number): void;
 }
 
 /**
- * Conversions handed back ({@link Pcm16Conversion.release}) for the next writer on this thread, at most
- * {@link POOLED}: each WebAssembly memory reserves several GiB of address space until it is collected, and two
- * writers a separation job would make two new ones a job.
+ * Conversions handed back ({@link Pcm16Conversion.release}) for the next writer on this thread, at most four: two
+ * writers a separation job would make two new memories a job.
  */
-const pool: Pcm16Conversion[] = [];
-const POOLED = 4;
+const pool = new KernelPool<Pcm16Conversion>(4);
 
 /** One writer's conversion memory (two writers on one thread each need their own: see {@link convert}). */
 export class Pcm16Conversion {
@@ -30,7 +28,7 @@ export class Pcm16Conversion {
    * cannot.
    */
   static create(): Pcm16Conversion | undefined {
-    const pooled = pool.pop();
+    const pooled = pool.take();
     if (pooled) return pooled;
     const module = wasmKernel('pcm16');
     if (!module) return undefined;
@@ -59,6 +57,6 @@ export class Pcm16Conversion {
 
   /** Hands this conversion back for a later {@link create} on this thread; the caller no longer uses it or its views. */
   release(): void {
-    if (pool.length < POOLED && !pool.includes(this)) pool.push(this);
+    pool.give(this);
   }
 }

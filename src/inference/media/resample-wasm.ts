@@ -4,18 +4,14 @@
  * module reads and writes its own memory only: a {@link ResampleKernel} owns a memory that holds the resampler's
  * filters, its input (the resampler appends to it and drops from it in place) and each call's output.
  */
-import { align16, instantiate, reserve, wasmKernel, type WasmMemory } from '../wasm-kernel.js';
+import { align16, instantiate, KernelPool, reserve, wasmKernel, type WasmMemory } from '../wasm-kernel.js';
 
 interface ResampleExports {
   run(filters: number, buffer: number, out: number, count: number, first: number, up: number, down: number, taps: number, bufferStart: number): void;
 }
 
-/**
- * Kernels handed back ({@link ResampleKernel.release}) for the next resampler on this thread, at most {@link POOLED}:
- * each WebAssembly memory reserves several GiB of address space until it is collected.
- */
-const pool: ResampleKernel[] = [];
-const POOLED = 4;
+/** Kernels handed back ({@link ResampleKernel.release}) for the next resampler on this thread, at most four. */
+const pool = new KernelPool<ResampleKernel>(4);
 
 /** One resampler's memory: its filters, then its input, then the output of the last {@link run}. */
 export class ResampleKernel {
@@ -34,7 +30,7 @@ export class ResampleKernel {
    * module cannot be had here (see wasmKernel) or its memory cannot.
    */
   static create(filters: Float64Array, capacity: number): ResampleKernel | undefined {
-    let kernel = pool.pop();
+    let kernel = pool.take();
     if (!kernel) {
       const module = wasmKernel('resample');
       if (!module) return undefined;
@@ -82,6 +78,6 @@ export class ResampleKernel {
 
   /** Hands this kernel back for a later {@link create} on this thread; the caller no longer uses it or its views. */
   release(): void {
-    if (pool.length < POOLED && !pool.includes(this)) pool.push(this);
+    pool.give(this);
   }
 }

@@ -8,7 +8,7 @@
 import type { Box } from './compositor.js';
 import { yuv420Bytes } from '../media/raw-video.js';
 import { checkYuv420Box } from './yuv420.js';
-import { instantiate, WASM_PAGE, wasmKernel, type WasmModule } from '../wasm-kernel.js';
+import { instantiate, KernelPool, WASM_PAGE, wasmKernel, type WasmModule } from '../wasm-kernel.js';
 
 interface YuvExports {
   convert(words: number, width: number, height: number, out: number, x0: number, y0: number, x1: number, y1: number, previous: number): void;
@@ -20,7 +20,7 @@ interface YuvExports {
  * faults page by page (a 1280×720 conversion is 2 150 pages, ~11 µs a fault on a 2-vCPU VM). At most
  * {@link POOLED_PER_SIZE} a size are kept.
  */
-const pool = new Map<string, YuvConversion[]>();
+const pools = new Map<string, KernelPool<YuvConversion>>();
 const POOLED_PER_SIZE = 2;
 
 /** One frame size's pixels, pixels last converted and yuv420p frame in WebAssembly memory, and their conversion. */
@@ -56,7 +56,7 @@ export class YuvConversion {
    */
   static create(width: number, height: number): YuvConversion | undefined {
     if ((width | height) & 1 || width <= 0 || height <= 0) throw new RangeError(`yuv420p needs even sides, not ${width}×${height}`);
-    const pooled = pool.get(`${width}x${height}`)?.pop();
+    const pooled = pools.get(`${width}x${height}`)?.take();
     if (pooled) return pooled;
     const module = wasmKernel('yuv420');
     if (!module) return undefined;
@@ -74,9 +74,9 @@ export class YuvConversion {
    */
   release(): void {
     const key = `${this.width}x${this.height}`;
-    const free = pool.get(key) ?? [];
-    if (free.length < POOLED_PER_SIZE && !free.includes(this)) free.push(this);
-    pool.set(key, free);
+    let pool = pools.get(key);
+    if (!pool) pools.set(key, (pool = new KernelPool(POOLED_PER_SIZE)));
+    pool.give(this);
   }
 
   /**
