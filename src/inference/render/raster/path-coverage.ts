@@ -139,9 +139,7 @@ export class PathCoverage extends Affine implements PathSink {
         // The cells up to the next one a line added to hold the same running sum: walked past, then filled at once.
         let next = i + 1;
         while (next < end && cells[next] === 0) next++;
-        const area = sum < 0 ? -sum : sum;
-        // Float sums of a wholly covered (or empty) pixel's pieces land a hair off 1 (or 0).
-        const value = area > 0.9999 ? 1 : area < 0.0001 ? 0 : area;
+        const value = coveredArea(sum);
         if (value === 0) {
           cells[i] = 0;
         } else {
@@ -194,6 +192,15 @@ export class PathCoverage extends Affine implements PathSink {
     this.x = x;
     this.y = y;
   }
+}
+
+/**
+ * The covered area (0 to 1) of a pixel whose cells' running sum (see {@link addLine}) is `sum`, whichever way the path
+ * winds: float sums of a wholly covered (or empty) pixel's pieces land a hair off 1 (or 0), and are taken as 1 (or 0).
+ */
+export function coveredArea(sum: number): number {
+  const area = sum < 0 ? -sum : sum;
+  return area > 0.9999 ? 1 : area < 0.0001 ? 0 : area;
 }
 
 /**

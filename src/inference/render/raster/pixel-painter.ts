@@ -18,7 +18,7 @@ import { union } from '../boxes.js';
 import { over, scaled, type Box } from '../compositor.js';
 import { Affine } from './affine.js';
 import { flattenCubic, flattenQuadratic } from './flatten.js';
-import { addLine } from './path-coverage.js';
+import { addLine, coveredArea } from './path-coverage.js';
 
 /** How far (pixels) a flattened curve or arc may stray from the true one. */
 const TOLERANCE = 0.02;
@@ -383,9 +383,8 @@ export class PixelPainter extends Affine implements ShapeCanvas {
         // The pixels up to the next edge (a cell a line added to) are covered alike.
         let end = x + 1;
         while (end < box.x1 && cells[row + end] === 0) end++;
-        const area = sum < 0 ? -sum : sum;
-        // Float sums of a wholly covered (or empty) pixel's pieces land a hair off 1 (or 0).
-        if (area >= 0.0001) use(at0 + x, at0 + end, area > 0.9999 ? 1 : area, clip);
+        const area = coveredArea(sum);
+        if (area > 0) use(at0 + x, at0 + end, area, clip);
         x = end;
       }
       // The cell past the row's last pixel.
