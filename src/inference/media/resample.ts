@@ -38,9 +38,9 @@ export class Resampler {
   private readonly filters: Float64Array;
   /**
    * Input samples (float32 values, held as float64 as the filters are) from absolute index `bufferStart` on: in the
-   * kernel's memory when there is one (see {@link input}).
+   * kernel's memory when there is one (see {@link input}), and then none here.
    */
-  private buffer = new Float64Array(INITIAL_CAPACITY);
+  private buffer: Float64Array;
   /** The compiled inner loop (resample-wasm.ts); none where the module cannot be had: then the loop below runs. */
   private kernel: ResampleKernel | undefined;
   private bufferStart: number;
@@ -64,6 +64,7 @@ export class Resampler {
     this.taps = length + (length & 1);
     this.filters = filtersFor(this.up, this.taps, factor);
     this.kernel = wasm ? ResampleKernel.create(this.filters, INITIAL_CAPACITY) : undefined;
+    this.buffer = new Float64Array(this.kernel ? 0 : INITIAL_CAPACITY);
     // The first output's window starts `taps / 2 − 1` samples before the input: silence.
     this.bufferStart = 1 - this.taps / 2;
     this.bufferLength = this.taps / 2 - 1;
