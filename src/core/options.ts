@@ -155,6 +155,12 @@ export interface VirtualAnchorOptions {
     jobTimeoutMs?: number;
     /** Per-job deadline, part per second of input (audio duration). Default 4 000 (4× the input's duration). */
     jobTimeoutPerInputSecondMs?: number;
+    /**
+     * How long an engine still working after its job ended (canceled, past its deadline, shut down) may take to stop
+     * before the job's work folder is removed anyway; `close()` waits for such engines this long at most. The
+     * built-in engines stop within about a second. Default 5 000.
+     */
+    engineStopGraceMs?: number;
   };
   /** Retention and link lifetimes. */
   retention?: {
@@ -462,6 +468,11 @@ export const optionsSchema = z
           .min(0)
           .default(4_000)
           .describe("per-job deadline, part per second of input (default: 5 min + 4× the input's duration)"),
+        engineStopGraceMs: posMs
+          .default(5_000)
+          .describe(
+            "how long an engine still working after its job ended (canceled, past its deadline, shut down) may take to stop before the job's work folder is removed anyway; `close()` waits for such engines this long at most (the built-in engines stop within about a second)",
+          ),
       })
       .strict()
       .prefault({}),

@@ -148,7 +148,8 @@ for (const adapter of ADAPTERS) {
     it('a hung engine that ignores its signal hits the deadline: error/timeout, signal aborted, the key runs its next job', async () => {
       const engine = new HangingLipSyncEngine();
       const app = await makeApp(adapter, {
-        limits: { jobTimeoutMs: 300, jobTimeoutPerInputSecondMs: 0 },
+        // The hung engines never stop: close() waits engineStopGraceMs for them (see late-engine.test.ts).
+        limits: { jobTimeoutMs: 300, jobTimeoutPerInputSecondMs: 0, engineStopGraceMs: 200 },
         backends: { lipSync: engine },
       });
       try {
@@ -170,7 +171,7 @@ for (const adapter of ADAPTERS) {
     it('a job made error by another writer stops its engine here and frees its slot', async () => {
       const engine = new HangingLipSyncEngine(1);
       // staleJobMs 800: heartbeat every 100 ms, which is when the runner sees that the job was ended.
-      const app = await makeApp(adapter, { retention: { staleJobMs: 800 }, backends: { lipSync: engine } });
+      const app = await makeApp(adapter, { retention: { staleJobMs: 800 }, limits: { engineStopGraceMs: 200 }, backends: { lipSync: engine } });
       try {
         const store = app.instance.container.resolve<JobStore>(TOKENS.JobStore);
         const avatarId = await firstAvatarId(app, KEYS.a);

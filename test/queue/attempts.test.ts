@@ -1,25 +1,16 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryJobStore } from '../../src/storage/memory-job-store.js';
 import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
-import { OwnedDirs } from '../../src/storage/owned-dirs.js';
-import { JobRunner } from '../../src/core/jobs/job-runner.js';
 import { silentLogger } from '../../src/domain/logger.js';
 import type { SeparationJob } from '../../src/core/kinds/separation/record.js';
-import { KindRegistry } from '../../src/core/kinds/registry.js';
-import { resolveOptions } from '../../src/core/resolve-options.js';
-import type { KindServices } from '../../src/core/kinds/kind-spec.js';
-import { TOKENS } from '../../src/core/tokens.js';
-import { probeMedia, resolveMediaBinaries } from '../../src/inference/media/index.js';
 import { FakeSeparationEngine } from '../helpers/engines.js';
 import type { SeparationEngine } from '../../src/domain/engines.js';
 import { EngineCrashError } from '../../src/domain/engine-crash.js';
-import { BINARIES, fixtures } from '../helpers/media.js';
+import { pendingSeparation, runnerWith } from '../helpers/runner-parts.js';
 
 /**
  * Attempts at the runner: a later attempt takes a job over from a worker that looks dead, the earlier
@@ -42,48 +33,15 @@ describe('job attempts', { timeout: 60_000 }, () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function runner(engine: SeparationEngine): Promise<JobRunner> {
-    const binaries = await resolveMediaBinaries(BINARIES);
-    return new JobRunner(
-      store,
-      blobs,
-      new KindRegistry(),
-      servicesWith(engine),
-      (path, signal) => probeMedia(path, binaries, { signal }),
-      new OwnedDirs(join(dir, 'work')),
-      { resultsMs: 60_000, heartbeatMs: 50, timeout: { baseMs: 30_000, perInputSecondMs: 0 }, maxAttempts: 3 },
-      silentLogger,
-    );
-  }
-
-  /** What the kinds may use: only the separation engine is there. */
-  function servicesWith(engine: SeparationEngine): KindServices {
-    return {
-      options: resolveOptions({ apiKeys: ['k'] }).resolved,
-      blobs,
-      logger: silentLogger,
-      avatars: { usable: async () => false, lipSyncSubject: async () => undefined, prepares: async () => false },
-      engine: <T>(token: symbol) => (token === TOKENS.SeparationEngine ? (engine as T) : undefined),
-    };
-  }
-
-  async function newJob(patch: Partial<SeparationJob> = {}): Promise<SeparationJob> {
-    const audio = await blobs.put(createReadStream((await fixtures()).path('speech.wav')), { owner: 'o', contentType: 'audio/wav' });
-    const now = new Date().toISOString();
-    const job: SeparationJob = {
-      kind: 'separation',
-      uid: randomUUID(),
-      taskId: randomUUID(),
-      owner: 'o',
-      status: 'pending',
-      createdAt: now,
-      updatedAt: now,
-      input: { audioUri: 'http://example.test/a.wav', audio, durationSec: 2 },
-      ...patch,
-    };
-    await store.create(job);
-    return job;
-  }
+  const runner = (engine: SeparationEngine) =>
+    runnerWith({ store, blobs, dir, logger: silentLogger }, engine, {
+      resultsMs: 60_000,
+      heartbeatMs: 50,
+      timeout: { baseMs: 30_000, perInputSecondMs: 0 },
+      maxAttempts: 3,
+      engineStopGraceMs: 5_000,
+    });
+  const newJob = (patch: Partial<SeparationJob> = {}) => pendingSeparation({ store, blobs }, patch);
 
   it('a later attempt takes over; the earlier one is stopped and can write nothing', async () => {
     const job = await newJob();

@@ -39,6 +39,11 @@ export interface JobRunnerSettings {
   timeout: JobTimeout;
   /** Runs of one job at most (a queue with retries hands a job again when its worker died). */
   maxAttempts: number;
+  /**
+   * How long an engine still working after its job ended (aborted: a cancel, the deadline, shutdown) may take to stop
+   * before its work folder is removed anyway (`limits.engineStopGraceMs`).
+   */
+  engineStopGraceMs: number;
 }
 
 /**
@@ -49,7 +54,9 @@ export interface JobRunnerSettings {
  * engine's signal aborts when the deadline passes, when the job is ended from outside (here, or by
  * another process: heard as a {@link JobEvents} announcement, or found by the next heartbeat when an
  * announcement was lost), or at shutdown; `run` then returns at once even if the engine ignores the
- * signal, so its queue slot is free again and nothing it produces later is stored.
+ * signal, so its queue slot is free again and nothing it produces later is stored; its work folder goes once the
+ * engine has stopped (at most {@link JobRunnerSettings.engineStopGraceMs} later), which {@link JobRunner.stopped}
+ * waits for.
  */
 @injectable()
 export class JobRunner {
@@ -60,6 +67,8 @@ export class JobRunner {
   private readonly attempts = new Map<string, JobExpectation>();
   /** Running jobs whose kind resumes after a stop (`KindSpec.resumesAfterStop`): shutdown leaves them `ongoing`. */
   private readonly resumable = new Set<string>();
+  /** Work folders waiting for an engine that outlived its run to stop (see {@link removeWorkDir}). */
+  private readonly stopping = new Set<Promise<void>>();
 
   constructor(
     @inject(SERVICES.JobStore) private readonly store: JobStore,
@@ -104,6 +113,9 @@ export class JobRunner {
     deadline.unref();
     heartbeat.unref();
     let workDir: string | undefined;
+    /** The engine's work, settled either way (undefined until it starts), and whether it has. */
+    let settled: Promise<void> | undefined;
+    const workState = { done: false };
     try {
       workDir = await this.workDirs.create('job').catch((error: unknown) => {
         this.logger.error('could not make a job work folder', { uid, root: this.workDirs.root, error: String(error) });
@@ -112,6 +124,10 @@ export class JobRunner {
       this.logger.info('job started', { uid, kind: job.kind, budgetMs, attempt: job.attempt });
       if (!spec) throw new JobFailedError({ code: 'engine_missing', message: `this service cannot run ${job.kind} jobs (no such job kind)` });
       const work = this.work(spec, job, { signal: controller.signal, onProgress: this.progressWriter(job, expect, controller, alive), workDir });
+      settled = work.then(
+        () => void (workState.done = true),
+        () => void (workState.done = true),
+      );
       const result = await untilAborted(work, controller.signal, (error) => {
         if (error === undefined) this.logger.warn('an engine finished after its job had ended; its output was discarded', { uid, kind: job.kind });
         else this.logger.debug('an engine stopped after its job had ended', { uid, kind: job.kind, error: String(error) });
@@ -149,12 +165,40 @@ export class JobRunner {
         this.resumable.delete(uid);
       }
       if (!controller.signal.aborted) controller.abort(new Error('the job has ended'));
-      if (workDir) {
-        await rm(workDir, { recursive: true, force: true }).catch((error: unknown) => {
-          this.logger.warn('could not remove a job work folder; the next start will', { uid, workDir, error: String(error) });
-        });
-      }
+      if (workDir) await this.removeWorkDir(uid, workDir, workState.done ? undefined : settled);
     }
+  }
+
+  /**
+   * Removes a run's work folder once its engine has stopped writing there. After an abort the run returns at once
+   * (its queue slot is free again), while the engine may still be stopping: the folder then goes when the engine's
+   * work settles, or after {@link JobRunnerSettings.engineStopGraceMs}, and {@link stopped} waits for it.
+   */
+  private async removeWorkDir(uid: string, workDir: string, stillRunning: Promise<void> | undefined): Promise<void> {
+    const remove = async (stillWorking: boolean) => {
+      if (stillWorking) this.logger.warn('an engine was still working after its job ended; its work folder was removed anyway', { uid, graceMs: this.settings.engineStopGraceMs });
+      await rm(workDir, { recursive: true, force: true }).catch((error: unknown) => {
+        this.logger.warn('could not remove a job work folder; the next start will', { uid, workDir, error: String(error) });
+      });
+    };
+    if (!stillRunning) return remove(false);
+    let timer: NodeJS.Timeout | undefined;
+    const late = Promise.race([stillRunning.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(resolve, this.settings.engineStopGraceMs, true)))])
+      .then((stillWorking) => {
+        clearTimeout(timer);
+        return remove(stillWorking);
+      })
+      .finally(() => this.stopping.delete(late));
+    this.stopping.add(late);
+  }
+
+  /**
+   * Resolves once the engines of ended runs have stopped and their work folders are gone (each waited for
+   * {@link JobRunnerSettings.engineStopGraceMs} at most): after {@link abortAll}, nothing of this runner writes to
+   * the work folders any more. Never rejects.
+   */
+  async stopped(): Promise<void> {
+    while (this.stopping.size > 0) await Promise.all([...this.stopping]);
   }
 
   /** Runs the kind's engine call, then checks and stores the files it made: the job's result. */

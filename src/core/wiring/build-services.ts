@@ -134,6 +134,8 @@ function servicesOf(container: DependencyContainer, made: MadeHere): Services {
       // A queue that retries hands running jobs to another worker; otherwise they end in error (`shutdown`).
       await runner.abortAll('the service is shutting down', { handBack: queue.capabilities.retries });
       await closing;
+      // Engines aborted above may still be stopping: their work folders go once they have (bounded).
+      await runner.stopped();
       // What the host gave (an option or a registration on the container) is the host's to close.
       await made.closeAll();
     },

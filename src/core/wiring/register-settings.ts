@@ -29,6 +29,7 @@ export function registerSettings(container: DependencyContainer): void {
     heartbeatMs: heartbeatInterval(options.retention.staleJobMs),
     timeout: { baseMs: options.limits.jobTimeoutMs, perInputSecondMs: options.limits.jobTimeoutPerInputSecondMs },
     maxAttempts: options.maxAttempts,
+    engineStopGraceMs: options.limits.engineStopGraceMs,
   });
   value<DangerousFlagSettings>(SERVICES.DangerousFlagSettings, { delayMs: options.dangerousFlagDelayMs });
   value<RecoverySettings>(SERVICES.RecoverySettings, { staleJobMs: options.retention.staleJobMs });
