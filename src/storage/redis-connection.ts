@@ -69,6 +69,15 @@ export class RedisConnection {
     this.#client.on('ready', () => this.#up());
   }
 
+  /**
+   * Whether the last contact with Redis failed (an outage is reported: a failed connection attempt, a lost
+   * connection, an operation that timed out) and nothing has succeeded since, or the connection is closed. Known
+   * without a round trip.
+   */
+  get failing(): boolean {
+    return this.#state === 'closed' || this.#outage !== undefined;
+  }
+
   /** Whether a command sent now would be written to a live connection. */
   get isReady(): boolean {
     return this.#client.isReady;

@@ -125,6 +125,11 @@ export class RedisJobStore extends CasJobStore {
     return this.#redis.run('an index read', (client) => client.zRange(this.#key(`status:${status}:${kind ?? '*'}`), 0, -1));
   }
 
+  /** {@inheritDoc JobStore.suspectedDown} */
+  suspectedDown(): boolean {
+    return this.#redis.failing;
+  }
+
   /** {@inheritDoc JobStore.ping} */
   async ping(): Promise<void> {
     await this.#redis.run('PING', (client) => client.ping());

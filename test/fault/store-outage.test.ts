@@ -105,7 +105,18 @@ async function timed(send: () => request.Test): Promise<{ res: request.Response;
 }
 
 const listJobs = (app: OutageApp) => app.http.get('/v1/sourceSeparations?perPage=100').set('key', KEY);
-const postJob = (app: OutageApp) => app.http.post('/v1/sourceSeparations').set('key', KEY).send({ audioUri: h.url('speech.wav') });
+const postJob = (app: OutageApp, audioUri = h.url('speech.wav')) => app.http.post('/v1/sourceSeparations').set('key', KEY).send({ audioUri });
+
+/**
+ * Asserts a fast 503 `unavailable` for a creation, and that its input was not even downloaded: the store said it was
+ * down (`JobStore.suspectedDown`), so a ping decided before the downloads and checks.
+ */
+async function assertPostUnavailable(app: OutageApp, what: string): Promise<void> {
+  // A URL of this request's own (the tests of a file run at once and share the file server).
+  const audioUri = `${h.url('speech.wav')}?request=${randomUUID()}`;
+  await assertUnavailable(() => postJob(app, audioUri), what);
+  assert.equal(h.files.requests(audioUri), 0, `${what}: the input was downloaded`);
+}
 
 /** Asserts a fast 503 `unavailable` in the JSON error shape. */
 async function assertUnavailable(send: () => request.Test, what: string): Promise<void> {
@@ -167,7 +178,7 @@ for (const adapter of ADAPTERS) {
       try {
         await assert.rejects(app.instance.ready(), { name: 'StoreUnavailableError' });
         for (let i = 0; i < 3; i++) await assertUnavailable(() => listJobs(app), 'GET list with Redis down');
-        await assertUnavailable(() => postJob(app), 'POST with Redis down');
+        await assertPostUnavailable(app, 'POST with Redis down');
         // Routes that do not need the store still work.
         assert.equal((await timed(() => app.http.get('/v1/openapi.json'))).res.status, 200);
 
@@ -189,8 +200,8 @@ for (const adapter of ADAPTERS) {
 
         await redis.stop();
         for (let i = 0; i < 3; i++) await assertUnavailable(() => listJobs(app), 'GET list after Redis was lost');
-        await assertUnavailable(() => postJob(app), 'POST after Redis was lost');
-        await assertUnavailable(() => postJob(app), 'second POST after Redis was lost');
+        await assertPostUnavailable(app, 'POST after Redis was lost');
+        await assertPostUnavailable(app, 'second POST after Redis was lost');
 
         // The restarted Redis is empty (nothing on disk): every job it holds was created after it came back.
         await redis.start();
@@ -209,7 +220,7 @@ for (const adapter of ADAPTERS) {
         await app.instance.ready();
         redis.pause();
         await assertUnavailable(() => listJobs(app), 'GET list while Redis hangs');
-        await assertUnavailable(() => postJob(app), 'POST while Redis hangs');
+        await assertPostUnavailable(app, 'POST while Redis hangs');
         const started = performance.now();
         await app.close();
         assert.ok(performance.now() - started < 8_000, `close took ${Math.round(performance.now() - started)} ms`);

@@ -22,13 +22,17 @@ export interface FileServer {
   origin: string;
   /** URL of a file of the folder. */
   url(name: string): string;
+  /** How many requests asked for `url` (one of {@link url}'s, a query included) so far. */
+  requests(url: string): number;
   close(): Promise<void>;
 }
 
 /** Serves `dir`: `GET /<name>` gives the file (content type by extension) or 404. */
 export async function startFileServer(dir: string): Promise<FileServer> {
+  const asked = new Map<string, number>();
   const server = createServer((req, res) => {
     const name = basename(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+    asked.set(req.url ?? '/', (asked.get(req.url ?? '/') ?? 0) + 1);
     const file = join(dir, name);
     stat(file).then(
       async (info) => {
@@ -49,6 +53,10 @@ export async function startFileServer(dir: string): Promise<FileServer> {
   return {
     origin,
     url: (name) => `${origin}/${encodeURIComponent(name)}`,
+    requests: (url) => {
+      const { pathname, search } = new URL(url);
+      return asked.get(pathname + search) ?? 0;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -50,12 +50,16 @@ export class JobService implements JobScheduling {
 
   /**
    * Creates a job of `kind` from its validated creation body: the kind's `create` resolves its inputs (a refused
-   * request leaves no file), then the job is stored `pending` and queued.
+   * request leaves no file), then the job is stored `pending` and queued. While the job store says it is down
+   * ({@link JobStore.suspectedDown}), a ping decides first: an unreachable store is a `StoreUnavailableError` before
+   * any input is downloaded or checked.
    */
   async create(kind: string, owner: string, body: unknown, context?: CreationContext): Promise<Job> {
     const api = this.kinds.get(kind).api;
     if (!api) throw new Error(`job kind ${kind} has no API resource to create it through`);
     const webhook = await this.webhookOf(webhookUrlOf(body), api.webhook !== undefined, context);
+    // During a store outage, 503 now rather than after the downloads and input checks (a ping only then).
+    if (this.store.suspectedDown?.()) await this.store.ping?.();
     return this.withInputs(async (input) => {
       const fields = await api.create(body, { owner, services: this.services, input: (request) => input({ ...request, owner, signal: context?.signal }) });
       const now = new Date().toISOString();

@@ -70,6 +70,10 @@ export class ObservedJobStore implements JobStore {
     await this.inner.ping?.();
   }
 
+  suspectedDown(): boolean {
+    return this.inner.suspectedDown?.() ?? false;
+  }
+
   async deleteExpired(): Promise<number> {
     return (await this.inner.deleteExpired?.()) ?? 0;
   }
