@@ -45,9 +45,9 @@ export interface JobStore {
   ping?(): Promise<void>;
   /**
    * Whether the store's last contact with its backend failed and nothing has succeeded since, known without a round
-   * trip (optional: a store without it is taken as reachable). A caller about to do costly work before its first use
-   * of the store (a creation's downloads and input checks) then confirms with {@link ping} first, so that a request
-   * during an outage is answered 503 at once instead of after that work.
+   * trip (optional, and only with {@link ping}: a store without it is taken as reachable). A caller about to do costly
+   * work before its first use of the store (a creation's downloads and input checks) then confirms with {@link ping}
+   * first, so that a request during an outage is answered 503 at once instead of after that work.
    */
   suspectedDown?(): boolean;
   /**

@@ -54,7 +54,8 @@ const NOW = new Date('2025-06-01T12:00:00.000Z');
  * so that their tests fail rather than pass when a method goes missing:
  * - `recordExpiry` (`deleteExpired`): records go `recordRetentionMs` after their final state, never earlier, with
  *   every index entry, and listings never show them even before a sweep; a `kept` record never goes;
- * - `ping`: resolves while the backend answers.
+ * - `ping`: resolves while the backend answers; `suspectedDown()`, which a store may have only with `ping`, is then
+ *   false.
  */
 export function jobStoreSuite(name: string, options: JobStoreSuiteOptions): void {
   const { describe, it } = options;
@@ -367,11 +368,16 @@ export function jobStoreSuite(name: string, options: JobStoreSuiteOptions): void
         for (const capability of Object.keys(CAPABILITY_METHODS) as JobStoreCapability[]) has(store, capability);
       }));
 
-    it('ping (when the store has it): resolves while the backend answers', () =>
+    it('ping (when the store has it): resolves while the backend answers, and suspectedDown() is then false', () =>
       withStore(async (store) => {
-        if (!has(store, 'ping')) return;
+        const hints = typeof store.suspectedDown === 'function';
+        if (!has(store, 'ping')) {
+          assert.ok(!hints, 'suspectedDown() needs ping(): a caller confirms the hint with it');
+          return;
+        }
         await store.ping!();
         await Promise.all([store.ping!(), store.ping!(), store.get('no-such-job')]);
+        if (hints) assert.equal(store.suspectedDown!(), false, 'a store that just answered is not suspected down');
       }));
 
   });
