@@ -12,13 +12,14 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { after, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import express from 'express';
 import Koa from 'koa';
 import request from 'supertest';
 import { virtualAnchor, virtualAnchorKoa, type Logger, type VirtualAnchor, type VirtualAnchorOptions } from '../../src/index.js';
 import { ADAPTERS, type Adapter } from '../helpers/apps.js';
 import { FakeAvatarRenderer, FakeLipSyncEngine, FakeSeparationEngine } from '../helpers/engines.js';
+import { FakeFaceDetector, FakePhotoRenderer, makePortraits } from '../helpers/photo-doubles.js';
 import { useHarness } from '../helpers/harness.js';
 import { BINARIES } from '../helpers/media.js';
 import { RedisServerProcess, freePort } from '../helpers/redis-server.js';
@@ -49,6 +50,8 @@ interface OutageApp {
   instance: VirtualAnchor;
   http: request.Agent;
   lines: LogLine[];
+  /** The face detector of photo avatars (a double that counts its calls). */
+  detector: FakeFaceDetector;
   /** Closes the instance, then the server (idempotent). */
   close(): Promise<void>;
 }
@@ -57,6 +60,7 @@ interface OutageApp {
 async function startApp(adapter: Adapter, redisUrl: string, extra: Partial<VirtualAnchorOptions> = {}): Promise<OutageApp> {
   const dataDir = await mkdtemp(join(tmpdir(), `va-store-outage-${adapter}-`));
   const { logger, lines } = recordingLogger();
+  const detector = new FakeFaceDetector();
   const options = {
     apiKeys: [KEY],
     logger,
@@ -65,7 +69,13 @@ async function startApp(adapter: Adapter, redisUrl: string, extra: Partial<Virtu
     dataDir,
     redis: redisUrl,
     redisNamespace: `test-${randomUUID()}`,
-    backends: { avatarRenderer: new FakeAvatarRenderer(), lipSync: new FakeLipSyncEngine(), separation: new FakeSeparationEngine() },
+    backends: {
+      avatarRenderer: new FakeAvatarRenderer(),
+      lipSync: new FakeLipSyncEngine(),
+      separation: new FakeSeparationEngine(),
+      faceDetector: detector,
+      photoRenderer: new FakePhotoRenderer(),
+    },
     ...extra,
   };
   let server: Server;
@@ -85,6 +95,7 @@ async function startApp(adapter: Adapter, redisUrl: string, extra: Partial<Virtu
     instance,
     http: request.agent(server),
     lines,
+    detector,
     close() {
       closing ??= (async () => {
         await instance.close();
@@ -116,6 +127,25 @@ async function assertPostUnavailable(app: OutageApp, what: string): Promise<void
   const audioUri = `${h.url('speech.wav')}?request=${randomUUID()}`;
   await assertUnavailable(() => postJob(app, audioUri), what);
   assert.equal(h.files.requests(audioUri), 0, `${what}: the input was downloaded`);
+}
+
+let portraits: string;
+before(async () => {
+  portraits = await mkdtemp(join(tmpdir(), 'va-store-outage-portraits-'));
+  await makePortraits(portraits);
+});
+after(() => rm(portraits, { recursive: true, force: true }));
+
+/**
+ * Asserts a fast 503 `unavailable` for the creation of a photo avatar (a portrait) or a video avatar (a clip), before
+ * its checks: nothing went to the face detector (and a clip with no face in it would have been a 400 after them).
+ */
+async function assertAvatarUnavailable(app: OutageApp, what: string): Promise<void> {
+  for (const file of [join(portraits, 'portrait.png'), h.path('clip.mp4')]) {
+    const detections = app.detector.calls;
+    await assertUnavailable(() => app.http.post('/v2/avatar').set('key', KEY).field('name', 'Outage').attach('file', file), `${what} (${file})`);
+    assert.equal(app.detector.calls, detections, `${what}: ${file} went to the face detector`);
+  }
 }
 
 /** Asserts a fast 503 `unavailable` in the JSON error shape. */
@@ -179,6 +209,7 @@ for (const adapter of ADAPTERS) {
         await assert.rejects(app.instance.ready(), { name: 'StoreUnavailableError' });
         for (let i = 0; i < 3; i++) await assertUnavailable(() => listJobs(app), 'GET list with Redis down');
         await assertPostUnavailable(app, 'POST with Redis down');
+        await assertAvatarUnavailable(app, 'avatar with Redis down');
         // Routes that do not need the store still work.
         assert.equal((await timed(() => app.http.get('/v1/openapi.json'))).res.status, 200);
 
@@ -202,6 +233,7 @@ for (const adapter of ADAPTERS) {
         for (let i = 0; i < 3; i++) await assertUnavailable(() => listJobs(app), 'GET list after Redis was lost');
         await assertPostUnavailable(app, 'POST after Redis was lost');
         await assertPostUnavailable(app, 'second POST after Redis was lost');
+        await assertAvatarUnavailable(app, 'avatar after Redis was lost');
 
         // The restarted Redis is empty (nothing on disk): every job it holds was created after it came back.
         await redis.start();

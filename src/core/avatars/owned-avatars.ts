@@ -14,6 +14,7 @@ import type { JobScheduling } from '../jobs/job-ports.js';
 import { inject, injectable } from '../injection.js';
 import { TOKENS } from '../tokens.js';
 import { SERVICES } from '../service-tokens.js';
+import { confirmReachable } from '../../storage/confirm-reachable.js';
 
 /** An avatar a key made, with its state (its preparation's). */
 export interface OwnedAvatarView {
@@ -89,6 +90,15 @@ export class OwnedAvatars {
       this.logger.error('could not schedule the preparation of an avatar; its next read will', { uid: avatar.uid, error: String(error) });
     });
     return { avatar, state: { status: 'pending', updatedAt: avatar.updatedAt } };
+  }
+
+  /**
+   * Before a creation's costly checks (a portrait's face detection, a clip's probes): while the job store reports an
+   * outage, a ping decides, so that the request is answered 503 at once rather than after that work (see
+   * {@link confirmReachable}; the avatar store gives no such hint, and the built-in setups keep both on one Redis).
+   */
+  confirmReachable(): Promise<void> {
+    return confirmReachable(this.jobStore);
   }
 
   /** The owner's avatar with its state, or `undefined`. */

@@ -81,6 +81,7 @@ export class PhotoAvatarService {
     let workDir: string | undefined;
     try {
       if (!this.detector) throw photoAvatarsOff();
+      await this.avatars.confirmReachable();
       workDir = await this.workDirs.create('photo');
       const path = await blobToLocalFile(this.blobs, photo.blob.id, workDir, 'photo');
       if (!path) throw new Error(`the received photo ${photo.blob.id} is missing from the blob store`);

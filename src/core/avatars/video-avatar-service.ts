@@ -78,6 +78,7 @@ export class VideoAvatarService {
     let workDir: string | undefined;
     try {
       if (!this.enabled) throw videoAvatarsOff();
+      await this.avatars.confirmReachable();
       workDir = await this.workDirs.create('video');
       const path = await blobToLocalFile(this.blobs, clip.blob.id, workDir, 'clip');
       if (!path) throw new Error(`the received clip ${clip.blob.id} is missing from the blob store`);

@@ -3,6 +3,7 @@ import type { Job, JobKind, JobStatus, JobWebhook, ListResult } from '../../doma
 import type { WebhookUrlCheck } from '../webhooks/webhook-url.js';
 import { isFinal } from '../../domain/state-machine.js';
 import type { JobStore } from '../../storage/job-store.js';
+import { confirmReachable } from '../../storage/confirm-reachable.js';
 import type { BlobStore } from '../../storage/blob-store.js';
 import { ApiError } from '../errors.js';
 import type { Logger } from '../../domain/logger.js';
@@ -59,7 +60,7 @@ export class JobService implements JobScheduling {
     if (!api) throw new Error(`job kind ${kind} has no API resource to create it through`);
     const webhook = await this.webhookOf(webhookUrlOf(body), api.webhook !== undefined, context);
     // During a store outage, 503 now rather than after the downloads and input checks (a ping only then).
-    if (this.store.suspectedDown?.()) await this.store.ping?.();
+    await confirmReachable(this.store);
     return this.withInputs(async (input) => {
       const fields = await api.create(body, { owner, services: this.services, input: (request) => input({ ...request, owner, signal: context?.signal }) });
       const now = new Date().toISOString();
