@@ -255,7 +255,9 @@ for (const adapter of ADAPTERS) {
         await assertPostUnavailable(app, 'POST while Redis hangs');
         const started = performance.now();
         await app.close();
-        assert.ok(performance.now() - started < 8_000, `close took ${Math.round(performance.now() - started)} ms`);
+        // About 3 s: the queue worker's close step (2 s) and the Redis connection's (commandMs). It took 8 s while a
+        // sweep scheduling the catalogue's preparations waited commandMs twice for each avatar before close went on.
+        assert.ok(performance.now() - started < 6_000, `close took ${Math.round(performance.now() - started)} ms`);
         assert.equal(count(app.lines, /^job store unreachable/, 'error'), 1, JSON.stringify(app.lines));
       } finally {
         redis.resume();

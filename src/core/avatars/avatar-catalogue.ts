@@ -190,10 +190,14 @@ export class AvatarCatalogue {
         if (stored) await this.store.create({ ...preparation, status: 'completed', result: stored, completedAt: preparation.createdAt });
         else await this.jobs.schedule(preparation);
       } catch (error) {
+        if (isStoreUnavailable(error)) {
+          // The store says once that it is unreachable; each sweep adds only a debug line. The other avatars would
+          // wait as long for it (a hanging Redis: `commandMs` each), so the next sweep tries them all again.
+          this.logger.debug('could not schedule the assets of the catalogue avatars; the next sweep tries again', { avatar: entry.definition.id, error: String(error) });
+          return;
+        }
         if (await this.store.get(entry.jobUid).catch(() => undefined)) continue; // another process stored it first
-        // The store says once that it is unreachable; each sweep adds only a debug line.
-        const log = isStoreUnavailable(error) ? this.logger.debug : this.logger.error;
-        log.call(this.logger, 'could not schedule the assets of a catalogue avatar; the next sweep tries again', { avatar: entry.definition.id, error: String(error) });
+        this.logger.error('could not schedule the assets of a catalogue avatar; the next sweep tries again', { avatar: entry.definition.id, error: String(error) });
       }
     }
   }

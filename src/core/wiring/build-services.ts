@@ -126,10 +126,11 @@ function servicesOf(container: DependencyContainer, made: MadeHere): Services {
       void catalogue.start();
     },
     async close() {
+      // The catalogue first: a sweep's step may be scheduling its preparations, which stops at its next avatar.
+      await catalogue.close();
       await sweeper.close();
       dangerous.close();
       await webhooks?.close();
-      await catalogue.close();
       const closing = queue.close();
       // A queue that retries hands running jobs to another worker; otherwise they end in error (`shutdown`).
       await runner.abortAll('the service is shutting down', { handBack: queue.capabilities.retries });
