@@ -2,7 +2,9 @@
  * Issue #10, item 5: an unreachable Redis. A real redis-server of the test's own is started and
  * killed on its own port; the instance must answer 503 `unavailable` fast instead of hanging, say
  * so once in the log, recover without a restart, never create a job from a request that got 503,
- * and close (and the example servers exit on SIGTERM) whatever Redis does.
+ * and close (and the example servers exit on SIGTERM) whatever Redis does. A creation (a job, a photo or
+ * video avatar) during an outage is refused before any of its input work: nothing downloaded, probed or
+ * shown to the face detector.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
