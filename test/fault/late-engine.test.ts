@@ -1,15 +1,12 @@
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { MemoryJobStore } from '../../src/storage/memory-job-store.js';
-import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
 import type { Logger } from '../../src/domain/logger.js';
 import type { SeparationEngine, SeparationInput } from '../../src/domain/engines.js';
-import { pendingSeparation, runnerWith } from '../helpers/runner-parts.js';
+import { pendingSeparation, runnerWith, useRunnerStores } from '../helpers/runner-parts.js';
 
 /**
  * An engine still working after its job ended (shutdown, a cancel, the deadline): the run returns at once, so its
@@ -42,31 +39,19 @@ class LateEngine implements SeparationEngine {
 }
 
 describe('an engine that outlives its job', { timeout: 60_000 }, () => {
-  let dir: string;
-  let store: MemoryJobStore;
-  let blobs: FsBlobStore;
+  const parts = useRunnerStores('va-late-engine-');
   const warnings: string[] = [];
   const logger: Logger = { debug() {}, info() {}, warn: (message) => void warnings.push(message), error() {} };
 
-  before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'va-late-engine-'));
-    store = new MemoryJobStore();
-    blobs = new FsBlobStore(join(dir, 'blobs'));
-  });
-  after(async () => {
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
   const runner = (engine: SeparationEngine, engineStopGraceMs: number) =>
-    runnerWith({ store, blobs, dir, logger }, engine, {
+    runnerWith({ ...parts, logger }, engine, {
       resultsMs: 60_000,
       heartbeatMs: 1_000,
       timeout: { baseMs: 30_000, perInputSecondMs: 0 },
       maxAttempts: 3,
       engineStopGraceMs,
     });
-  const newJob = () => pendingSeparation({ store, blobs });
+  const newJob = () => pendingSeparation(parts);
 
   it('the run returns at once; its work folder goes after the engine stopped, and stopped() waits for that', async () => {
     const engine = new LateEngine(400);
@@ -78,7 +63,7 @@ describe('an engine that outlives its job', { timeout: 60_000 }, () => {
     assert.equal(await run, 'ended');
     assert.equal(engine.wroteAt, undefined, 'the run returned before the engine stopped (its slot is free)');
     assert.ok(existsSync(engine.workDir!), 'the work folder is kept while the engine still works in it');
-    const failed = await store.get(job.uid);
+    const failed = await parts.store.get(job.uid);
     assert.deepEqual([failed?.status, failed?.failure?.code], ['error', 'shutdown']);
 
     await jobs.stopped();

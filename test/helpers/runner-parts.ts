@@ -1,13 +1,16 @@
 /**
- * The parts of a bare {@link JobRunner} for tests that drive one directly (no HTTP, no queue): a runner over a memory
- * job store and a folder's blob store whose only engine is a separation engine, and a `pending` separation job of a
- * real 2 s speech file to run.
+ * The parts of a bare {@link JobRunner} for tests that drive one directly (no HTTP, no queue): a memory job store and
+ * a folder's blob store made for a suite ({@link useRunnerStores}), a runner over them whose only engine is a
+ * separation engine, and a `pending` separation job of a real 2 s speech file to run.
  */
 import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { MemoryJobStore } from '../../src/storage/memory-job-store.js';
-import type { FsBlobStore } from '../../src/storage/fs-blob-store.js';
+import { after, before } from 'node:test';
+import { MemoryJobStore } from '../../src/storage/memory-job-store.js';
+import { FsBlobStore } from '../../src/storage/fs-blob-store.js';
 import { OwnedDirs } from '../../src/storage/owned-dirs.js';
 import { JobRunner, type JobRunnerSettings } from '../../src/core/jobs/job-runner.js';
 import type { Logger } from '../../src/domain/logger.js';
@@ -27,6 +30,25 @@ export interface RunnerParts {
   /** Work folders are made under `dir/work`. */
   dir: string;
   logger: Logger;
+}
+
+/**
+ * Registers `before`/`after` hooks on the enclosing suite: a folder named from `prefix` in the system's temporary
+ * folder, a memory job store and a blob store in the folder, made before its tests and closed and removed after.
+ * Read the returned object's fields inside tests.
+ */
+export function useRunnerStores(prefix: string): Omit<RunnerParts, 'logger'> {
+  const parts = {} as Omit<RunnerParts, 'logger'>;
+  before(async () => {
+    parts.dir = await mkdtemp(join(tmpdir(), prefix));
+    parts.store = new MemoryJobStore();
+    parts.blobs = new FsBlobStore(join(parts.dir, 'blobs'));
+  });
+  after(async () => {
+    await parts.store?.close();
+    if (parts.dir) await rm(parts.dir, { recursive: true, force: true });
+  });
+  return parts;
 }
 
 /** A runner whose only engine is `engine` (its kinds may use nothing else). */
