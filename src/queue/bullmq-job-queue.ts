@@ -1,5 +1,6 @@
-import { createClient } from '@redis/client';
-import { createNodeRedisClient, DelayedError, Queue, Worker, type Job as BullJob, type RedisClient } from 'bullmq';
+import type { Job as BullJob, Queue, RedisClient, Worker } from 'bullmq';
+import { redisSdk } from '../storage/backend-sdks.js';
+import { bullMqSdk } from './bullmq-sdk.js';
 import type { Logger } from '../domain/logger.js';
 import { KeySemaphore } from './key-semaphore.js';
 import { concurrencyKey, type JobQueue, type QueueDepth, type QueuedJob, type QueueHandlers } from './job-queue.js';
@@ -65,10 +66,12 @@ export class BullMqJobQueue implements JobQueue {
   private closing?: Promise<void>;
   private readonly keyRetryMs: number;
   private readonly clients: RedisClient[] = [];
+  /** BullMQ's package, loaded by the first queue built (see bullmq-sdk.ts). */
+  private readonly bullmq = bullMqSdk();
 
   constructor(private readonly options: BullMqJobQueueOptions) {
     this.keyRetryMs = options.keyRetryMs ?? 250;
-    this.queue = new Queue(QUEUE_NAME, { connection: this.client(), prefix: options.namespace });
+    this.queue = new this.bullmq.Queue(QUEUE_NAME, { connection: this.client(), prefix: options.namespace });
     this.queue.on('error', (error: unknown) => options.logger.warn('job queue error', { error: String(error) }));
     this.semaphore = new KeySemaphore({
       url: options.url,
@@ -86,7 +89,7 @@ export class BullMqJobQueue implements JobQueue {
    * BullMQ does not close a connection it was given, so close() does.
    */
   private client(): RedisClient {
-    const adapter = createNodeRedisClient(createClient({ url: this.options.url }));
+    const adapter = this.bullmq.createNodeRedisClient(redisSdk().createClient({ url: this.options.url }));
     const watch = (client: RedisClient): RedisClient => {
       client.on('error', (error: unknown) => this.options.logger.debug('job queue connection error', { error: String(error) }));
       this.clients.push(client);
@@ -139,7 +142,7 @@ export class BullMqJobQueue implements JobQueue {
   async start(handlers: QueueHandlers): Promise<void> {
     if (this.worker || this.closing) return;
     const { lockMs, maxAttempts, engines } = this.options;
-    this.worker = new Worker(QUEUE_NAME, (job, token) => this.process(job, token, handlers), {
+    this.worker = new this.bullmq.Worker(QUEUE_NAME, (job, token) => this.process(job, token, handlers), {
       connection: this.client(),
       prefix: this.options.namespace,
       concurrency: engines,
@@ -163,7 +166,7 @@ export class BullMqJobQueue implements JobQueue {
     if (slot === 'dropped') return; // removed while it waited: completes without running
     if (slot === 'wait') {
       await job.moveToDelayed(Date.now() + this.keyRetryMs + Math.floor(Math.random() * this.keyRetryMs), token);
-      throw new DelayedError();
+      throw new this.bullmq.DelayedError();
     }
     const refresh = setInterval(() => {
       this.semaphore.refresh(key, data.uid).then(

@@ -1,4 +1,5 @@
-import { createClient } from '@redis/client';
+import type { createClient } from '@redis/client';
+import { redisSdk } from '../storage/backend-sdks.js';
 import type { Logger } from '../domain/logger.js';
 import { ACQUIRE_SCRIPT, DROP_SCRIPT, REFRESH_SCRIPT, REGISTER_SCRIPT, RELEASE_SCRIPT } from './key-semaphore-scripts.js';
 
@@ -32,7 +33,7 @@ export class KeySemaphore {
 
   constructor(private readonly options: KeySemaphoreOptions) {
     // No offline queue: while Redis is away a call fails at once (the queue retries the job later) instead of hanging.
-    this.client = createClient({ url: options.url, disableOfflineQueue: true });
+    this.client = redisSdk().createClient({ url: options.url, disableOfflineQueue: true });
     this.client.on('error', (error: unknown) => {
       options.logger.debug('queue semaphore connection error', { error: String(error) });
     });

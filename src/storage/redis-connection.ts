@@ -1,4 +1,5 @@
-import { createClient } from '@redis/client';
+import type { createClient } from '@redis/client';
+import { redisSdk } from './backend-sdks.js';
 import type { Logger } from '../domain/logger.js';
 import { StoreUnavailableError } from './store-unavailable-error.js';
 
@@ -54,7 +55,7 @@ export class RedisConnection {
     this.#timeouts = timeouts;
     this.#logger = logger;
     this.#where = hostOf(url);
-    this.#client = createClient({
+    this.#client = redisSdk().createClient({
       url,
       disableOfflineQueue: true,
       commandOptions: { timeout: timeouts.commandMs },

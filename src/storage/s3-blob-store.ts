@@ -1,19 +1,7 @@
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  AbortMultipartUploadCommand,
-  CopyObjectCommand,
-  DeleteObjectCommand,
-  GetObjectCommand,
-  HeadObjectCommand,
-  ListMultipartUploadsCommand,
-  ListObjectsV2Command,
-  PutObjectCommand,
-  S3Client,
-  type S3ClientConfig,
-} from '@aws-sdk/client-s3';
-import { Upload } from '@aws-sdk/lib-storage';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client, S3ClientConfig } from '@aws-sdk/client-s3';
+import { s3Sdk, type S3Sdk } from './backend-sdks.js';
 import type { BlobRef } from '../domain/job.js';
 import { silentLogger, type Logger } from '../domain/logger.js';
 import {
@@ -143,6 +131,8 @@ export class S3BlobStore implements BlobStore {
   readonly #staleUploadMs: number;
   readonly #ownsClient: boolean;
   readonly #logger: Logger;
+  /** The AWS SDK's packages, loaded by the first store built (see backend-sdks.ts). */
+  readonly #sdk: S3Sdk = s3Sdk();
 
   constructor(options: S3BlobStoreOptions) {
     if (!options.bucket) throw new RangeError('S3BlobStore needs a bucket');
@@ -156,7 +146,7 @@ export class S3BlobStore implements BlobStore {
       maxAttempts: 3,
       requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000 },
     };
-    this.client = options.client ?? new S3Client(config);
+    this.client = options.client ?? new this.#sdk.client.S3Client(config);
     this.#ownsClient = !options.client;
     markUnavailable(this.client);
     this.#logger = options.logger ?? silentLogger;
@@ -205,7 +195,7 @@ export class S3BlobStore implements BlobStore {
   /** Streams `source` into `blobs/<id>`; resolves with the byte count. A failed multipart upload is aborted by `Upload`. */
   async #upload(source: Readable, id: string, meta: BlobMeta, maxBytes: number | undefined): Promise<number> {
     const counter = new ByteCounter(maxBytes);
-    const upload = new Upload({
+    const upload = new this.#sdk.storage.Upload({
       client: this.client,
       params: {
         Bucket: this.#bucket,
@@ -256,7 +246,7 @@ export class S3BlobStore implements BlobStore {
     }
     try {
       const answer = await this.client.send(
-        new GetObjectCommand({
+        new this.#sdk.client.GetObjectCommand({
           Bucket: this.#bucket,
           Key: this.#layout.blob(id),
           Range: range ? `bytes=${range.start}-${range.end}` : undefined,
@@ -298,7 +288,7 @@ export class S3BlobStore implements BlobStore {
     const key = this.#layout.blob(id);
     try {
       await this.client.send(
-        new CopyObjectCommand({
+        new this.#sdk.client.CopyObjectCommand({
           Bucket: this.#bucket,
           Key: key,
           CopySource: `${this.#bucket}/${key.split('/').map(encodeURIComponent).join('/')}`,
@@ -352,12 +342,12 @@ export class S3BlobStore implements BlobStore {
       let uploadIdMarker: string | undefined;
       do {
         const page = await this.client.send(
-          new ListMultipartUploadsCommand({ Bucket: this.#bucket, Prefix: this.#layout.blob(''), KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
+          new this.#sdk.client.ListMultipartUploadsCommand({ Bucket: this.#bucket, Prefix: this.#layout.blob(''), KeyMarker: keyMarker, UploadIdMarker: uploadIdMarker }),
         );
         for (const upload of page.Uploads ?? []) {
           if (!upload.Key || !upload.UploadId || (upload.Initiated?.getTime() ?? 0) > before) continue;
           try {
-            await this.client.send(new AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: upload.Key, UploadId: upload.UploadId }));
+            await this.client.send(new this.#sdk.client.AbortMultipartUploadCommand({ Bucket: this.#bucket, Key: upload.Key, UploadId: upload.UploadId }));
             report.removed++;
           } catch (error) {
             report.failed.push({ name: upload.Key, error: String(error) });
@@ -378,14 +368,14 @@ export class S3BlobStore implements BlobStore {
    */
   async presignGet(id: string, options: PresignOptions): Promise<string> {
     const expiresIn = Math.min(MAX_PRESIGN_SEC, Math.max(1, Math.ceil(options.expiresInMs / 1000)));
-    const command = new GetObjectCommand({
+    const command = new this.#sdk.client.GetObjectCommand({
       Bucket: this.#bucket,
       Key: this.#layout.blob(id),
       ResponseContentDisposition: options.contentDisposition,
       ResponseContentType: options.contentType,
     });
     try {
-      return await getSignedUrl(this.client, command, { expiresIn });
+      return await this.#sdk.presigner.getSignedUrl(this.client, command, { expiresIn });
     } catch (error) {
       // Signing needs credentials; a provider that fails (instance metadata unreachable, none configured) is the
       // store being unusable for now, answered 503 like an unreachable store.
@@ -402,7 +392,7 @@ export class S3BlobStore implements BlobStore {
   async #head(id: string) {
     if (!isBlobId(id)) return undefined;
     try {
-      return await this.client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: this.#layout.blob(id) }));
+      return await this.client.send(new this.#sdk.client.HeadObjectCommand({ Bucket: this.#bucket, Key: this.#layout.blob(id) }));
     } catch (error) {
       if (isMissing(error)) return undefined;
       throw error;
@@ -414,7 +404,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async #putMarker(key: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: new Uint8Array(0), ContentLength: 0 }));
+    await this.client.send(new this.#sdk.client.PutObjectCommand({ Bucket: this.#bucket, Key: key, Body: new Uint8Array(0), ContentLength: 0 }));
   }
 
   /** Deletes a marker while cleaning up after a failure; a failure here is logged (expired() drops the orphan later). */
@@ -427,7 +417,7 @@ export class S3BlobStore implements BlobStore {
   }
 
   async #deleteKey(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
+    await this.client.send(new this.#sdk.client.DeleteObjectCommand({ Bucket: this.#bucket, Key: key }));
   }
 
   /** Every key (and, with a delimiter, common prefix) under `prefix`, page by page. */
@@ -437,7 +427,7 @@ export class S3BlobStore implements BlobStore {
     let token: string | undefined;
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token }),
+        new this.#sdk.client.ListObjectsV2Command({ Bucket: this.#bucket, Prefix: prefix, Delimiter: delimiter, ContinuationToken: token }),
       );
       for (const object of page.Contents ?? []) if (object.Key) keys.push(object.Key);
       for (const common of page.CommonPrefixes ?? []) if (common.Prefix) prefixes.push(common.Prefix);
