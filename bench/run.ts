@@ -6,6 +6,7 @@
 import { clusterBench } from './cluster.js';
 import { eventLoopBench } from './event-loop.js';
 import { httpBench } from './http.js';
+import { importBench } from './import.js';
 import { lipSyncBench } from './lipsync.js';
 import { photoDetectBench } from './photo-detect.js';
 import { photoMouthBench } from './photo-mouth.js';
@@ -20,6 +21,8 @@ const SECTIONS: Record<string, BenchSection> = {
   http: httpBench,
   'event-loop': eventLoopBench,
   cluster: clusterBench,
+  // Importing the package: time, CPU and memory of a fresh process, against bare Node.
+  import: importBench,
   // Redis round trips of one running job per second (heartbeat, progress, end-of-job notice, queue lock).
   'running-job-redis': async (_settings, emit) => emit(await measureRunningJobRedis()),
   lipsync: lipSyncBench,
