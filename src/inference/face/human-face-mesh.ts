@@ -139,10 +139,9 @@ async function withFileFetch<T>(load: () => Promise<T>): Promise<T> {
 export async function findFaceMeshes(pixels: Uint8ClampedArray, width: number, height: number): Promise<MeshFace[]> {
   const human = await faceMeshModel();
   const { tf } = human;
-  const input = tf.tidy(() => {
-    const rgba = tf.tensor3d(pixels, [height, width, 4], 'int32');
-    return tf.expandDims(tf.slice(rgba, [0, 0, 0], [height, width, 3]), 0);
-  });
+  // The RGB channels packed here: the WASM backend slices a tensor's inner dimension in JavaScript, element by
+  // element (~25 ns each: 7 ms for a 320 × 320 frame of video tracking, more than the loop's tenth of that).
+  const input = tf.tensor4d(rgbOf(pixels, width * height), [1, height, width, 3], 'int32');
   try {
     const result = await human.detect(input);
     if (result.error) throw new Error(`face detection failed: ${result.error}`);
@@ -150,4 +149,15 @@ export async function findFaceMeshes(pixels: Uint8ClampedArray, width: number, h
   } finally {
     tf.dispose(input);
   }
+}
+
+/** The red, green and blue bytes of `count` RGBA pixels, as the int32 values of an RGB tensor. */
+function rgbOf(rgba: Uint8ClampedArray, count: number): Int32Array {
+  const rgb = new Int32Array(count * 3);
+  for (let i = 0, o = 0; o < rgb.length; i += 4, o += 3) {
+    rgb[o] = rgba[i]!;
+    rgb[o + 1] = rgba[i + 1]!;
+    rgb[o + 2] = rgba[i + 2]!;
+  }
+  return rgb;
 }

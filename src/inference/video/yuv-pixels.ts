@@ -92,6 +92,10 @@ export function yuvSquareToRgba(frame: Uint8Array, width: number, height: number
   const cw = width >> 1;
   const uPlane = width * height;
   const vPlane = uPlane + cw * (height >> 1);
+  // The frame columns and rows each output pixel's taps read (-1: outside the frame), computed once per column and
+  // per row instead of once per pixel.
+  const columns = tapPositions(x, step, size, taps, width);
+  const rows = tapPositions(y, step, size, taps, height);
   let o = 0;
   for (let j = 0; j < size; j++) {
     for (let i = 0; i < size; i++, o += 4) {
@@ -100,13 +104,15 @@ export function yuvSquareToRgba(frame: Uint8Array, width: number, height: number
       let vv = 0;
       let n = 0;
       for (let b = 0; b < taps; b++) {
-        const fy = Math.floor(y + (j + (b + 0.5) / taps) * step);
-        if (fy < 0 || fy >= height) continue;
+        const fy = rows[j * taps + b]!;
+        if (fy < 0) continue;
+        const lumaRow = fy * width;
+        const chromaRow = (fy >> 1) * cw;
         for (let a = 0; a < taps; a++) {
-          const fx = Math.floor(x + (i + (a + 0.5) / taps) * step);
-          if (fx < 0 || fx >= width) continue;
-          yy += frame[fy * width + fx]!;
-          const c = (fy >> 1) * cw + (fx >> 1);
+          const fx = columns[i * taps + a]!;
+          if (fx < 0) continue;
+          yy += frame[lumaRow + fx]!;
+          const c = chromaRow + (fx >> 1);
           uu += frame[uPlane + c]!;
           vv += frame[vPlane + c]!;
           n++;
@@ -126,6 +132,21 @@ export function yuvSquareToRgba(frame: Uint8Array, width: number, height: number
     }
   }
   return out;
+}
+
+/**
+ * For each of `size` output positions along one axis and each of its `taps`, the frame coordinate it reads: the
+ * floor of `start + (k + (t + 0.5) / taps) * step`, or -1 where that falls outside `[0, limit)`.
+ */
+function tapPositions(start: number, step: number, size: number, taps: number, limit: number): Int32Array {
+  const positions = new Int32Array(size * taps);
+  for (let k = 0; k < size; k++) {
+    for (let t = 0; t < taps; t++) {
+      const p = Math.floor(start + (k + (t + 0.5) / taps) * step);
+      positions[k * taps + t] = p >= 0 && p < limit ? p : -1;
+    }
+  }
+  return positions;
 }
 
 /**
