@@ -1,13 +1,12 @@
 /**
  * The face in each frame of a clip, with the face model the photo avatars use (MediaPipe BlazeFace + Face Mesh in
  * `@vladmandic/human`, mapped to the 68 iBUG points). Tracking, as MediaPipe's own face-mesh pipeline does: each
- * frame's face is first found by the mesh model alone, in a square placed as Human's own tracking places it (see
- * {@link FollowSquare}; the detector is ~80 % of a frame's time with both models: 16–19 ms a frame instead of 75–81
- * at 360×288). Where the mesh is not confident there, the head is tilted past {@link MAX_FOLLOW_ROLL} (the
- * detector's path turns such a face upright) or the face's size changed by more than {@link MAX_FOLLOW_RESIZE}, the
- * detector and the mesh search a square around where the face was, cut from the frame at up to {@link TRACK_SIZE}
- * pixels; only when that fails too (the first frame, a cut, a fast move) is the whole frame searched, scaled down.
- * CPU-bound: runs in the video avatar's child process.
+ * frame's face is first found by the mesh model alone, in a square placed from the last frame's landmarks (the
+ * detector is ~80 % of a frame's time with both models: 12 ms a frame instead of ~60 at 360×288); where the mesh is
+ * not confident there, or the head is tilted past {@link MAX_FOLLOW_ROLL} (the detector's path turns such a face
+ * upright), the detector and the mesh search a square around where the face was, cut from the frame at up to
+ * {@link TRACK_SIZE} pixels; only when that fails too (the first frame, a cut, a fast move) is the whole frame
+ * searched, scaled down. CPU-bound: runs in the video avatar's child process.
  */
 import { MIN_FACE_SCORE } from '../face/detect-faces.js';
 import { findFaceMeshes, MESH_INPUT_SIZE, meshOfCrop } from '../face/human-face-mesh.js';
