@@ -19,12 +19,6 @@ export interface MeshFace {
   score: number;
   /** The mesh model's own confidence, in [0, 1]. */
   faceScore: number;
-  /**
-   * The square the mesh model would be given for this face in the next frame (`[x, y, width, height]`, pixels): the
-   * detector's box, enlarged and squared, centred on the mesh, as Human's own tracking places it. Absent from
-   * {@link meshOfCrop}'s answers.
-   */
-  box?: [number, number, number, number];
 }
 
 /** Names the model in {@link FaceLandmarks.model}. */
@@ -151,12 +145,7 @@ export async function findFaceMeshes(pixels: Uint8ClampedArray, width: number, h
   try {
     const result = await human.detect(input);
     if (result.error) throw new Error(`face detection failed: ${result.error}`);
-    return result.face.map((face: FaceResult) => ({
-      mesh: face.mesh.map(([x, y]): [number, number] => [x, y]),
-      score: face.score,
-      faceScore: face.faceScore,
-      box: face.box,
-    }));
+    return result.face.map((face: FaceResult) => ({ mesh: face.mesh.map(([x, y]): [number, number] => [x, y]), score: face.score, faceScore: face.faceScore }));
   } finally {
     tf.dispose(input);
   }
@@ -172,50 +161,3 @@ function rgbOf(rgba: Uint8ClampedArray, count: number): Int32Array {
   }
   return rgb;
 }
-
-/** The side of the square the face mesh model takes (its input is `1 × 192 × 192 × 3`). */
-export const MESH_INPUT_SIZE = 192;
-
-/**
- * The face mesh model alone on a square crop around a face (`MESH_INPUT_SIZE × MESH_INPUT_SIZE` RGBA pixels, the face
- * placed as the detector's box would place it): its 468 vertices in the crop's pixels and its confidence, without
- * the detector. Tracking a clip uses it between detections, as MediaPipe's own face-mesh pipeline does: the detector
- * is most of a frame's time (see video/face-tracker.ts).
- */
-export async function meshOfCrop(pixels: Uint8ClampedArray): Promise<MeshFace> {
-  const human = await faceMeshModel();
-  const { tf } = human;
-  const model = (human.models as unknown as { models: Record<string, GraphModelLike | null | undefined> }).models.facemesh;
-  if (!model) throw new Error('the face mesh model is not loaded');
-  const count = MESH_INPUT_SIZE * MESH_INPUT_SIZE;
-  const rgb = new Float32Array(count * 3);
-  for (let i = 0, o = 0; o < rgb.length; i += 4, o += 3) {
-    rgb[o] = pixels[i]! / 255;
-    rgb[o + 1] = pixels[i + 1]! / 255;
-    rgb[o + 2] = pixels[i + 2]! / 255;
-  }
-  const input = tf.tensor4d(rgb, [1, MESH_INPUT_SIZE, MESH_INPUT_SIZE, 3]);
-  const outputs = model.execute(input) as TensorLike[];
-  try {
-    const confidence = outputs.find((t) => t.shape[t.shape.length - 1] === 1);
-    const coords = outputs.find((t) => t.shape[t.shape.length - 1] === 468 * 3);
-    if (!confidence || !coords) throw new Error('the face mesh model gave no mesh');
-    const score = (await confidence.data())[0]!;
-    const values = await coords.data();
-    const mesh: [number, number][] = [];
-    for (let i = 0; i < 468; i++) mesh.push([values[3 * i]!, values[3 * i + 1]!]);
-    return { mesh, score, faceScore: score };
-  } finally {
-    tf.dispose([input, ...outputs] as Parameters<typeof tf.dispose>[0]);
-  }
-}
-
-/** What {@link meshOfCrop} uses of a TensorFlow.js graph model and its tensors. */
-interface GraphModelLike {
-  execute(input: unknown): unknown;
-}
-interface TensorLike {
-  shape: number[];
-  data(): Promise<ArrayLike<number>>;
-}
-
