@@ -15,12 +15,12 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import type { BenchSection } from './lib/settings.js';
 import { median, round } from './lib/stats.js';
+import { LOADED_LIBRARIES_EXPRESSION } from '../test/helpers/optional-libraries.js';
 
 const exec = promisify(execFile);
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const ENTRY = join(ROOT, 'dist', 'index.js');
 const ROUNDS = Math.max(1, Number(process.env.BENCH_IMPORT_ROUNDS ?? 9));
-const OPTIONAL = ['@redis/client', 'bullmq', '@aws-sdk/client-s3', '@aws-sdk/lib-storage', '@aws-sdk/s3-request-presigner'];
 
 interface Sample {
   /** From the process's start to the end of its script, ms. */
@@ -51,13 +51,12 @@ async function sample(entry: string | undefined): Promise<Sample> {
     ${entry ? `await import(${JSON.stringify(pathToFileURL(entry).href)});` : ''}
     const importMs = performance.now() - start;
     const usage = process.resourceUsage();
-    const files = Object.keys(require.cache);
     console.log(JSON.stringify({
       wallMs: performance.now(),
       importMs,
       cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
       maxRssMiB: usage.maxRSS / 1024,
-      loaded: ${JSON.stringify(OPTIONAL)}.filter((name) => files.some((file) => file.includes('/node_modules/' + name + '/'))),
+      loaded: ${LOADED_LIBRARIES_EXPRESSION},
     }));
   `;
   const { stdout } = await exec(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
