@@ -31,8 +31,9 @@ export interface FileServer {
 export async function startFileServer(dir: string): Promise<FileServer> {
   const asked = new Map<string, number>();
   const server = createServer((req, res) => {
-    const name = basename(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
-    asked.set(req.url ?? '/', (asked.get(req.url ?? '/') ?? 0) + 1);
+    const path = req.url ?? '/';
+    const name = basename(decodeURIComponent(new URL(path, 'http://x').pathname));
+    asked.set(path, (asked.get(path) ?? 0) + 1);
     const file = join(dir, name);
     stat(file).then(
       async (info) => {
