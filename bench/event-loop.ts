@@ -9,10 +9,12 @@
  * (BENCH_EVENT_LOOP_IDLE_MS, default 3000, after the avatars are ready), then BENCH_EVENT_LOOP_ROUNDS (default 3)
  * batches, one line each (the first includes the engines' cold start: worker threads, model loads), and a summary
  * line with the medians. Target (issue #24): p99 ≤ 10 ms and max ≤ 50 ms per batch. Each batch line also says how many
- * processes were spawned from the host's main thread and how long those calls blocked it (a spawn forks the host:
- * about 9 ms per 100 MB of its memory), and the host's memory after the batch. A last batch runs under V8's sampling
- * profiler (`BENCH_EVENT_LOOP_STACKS=0` leaves it out) and its `stacks` line names what held the host's thread in
- * each stretch of at least BENCH_EVENT_LOOP_LONG_TASK_MS (default 5) ms without a pause (see lib/long-tasks.ts);
+ * processes were spawned and how many engine children forked from the host's main thread and how long those calls
+ * blocked it (either forks the host: about 9 ms per 100 MB of its memory), and the host's memory after the batch. A
+ * last batch runs under V8's sampling profiler (`BENCH_EVENT_LOOP_STACKS=0` leaves it out) and its `stacks` line
+ * names what held the host's thread in each stretch of at least BENCH_EVENT_LOOP_LONG_TASK_MS (default 5) ms without
+ * a pause (see lib/long-tasks.ts); `BENCH_EVENT_LOOP_STACKS=cold` profiles the first batch instead (the engines' cold
+ * start; its line then also says `profiled: true`, since sampling costs the loop a little);
  * BENCH_EVENT_LOOP_PROFILE_FILE names a file to keep that profile in (a .cpuprofile for Chrome's DevTools).
  */
 import type * as ChildProcesses from 'node:child_process';
@@ -45,8 +47,11 @@ const SECONDS = Math.max(1, Number(process.env.BENCH_EVENT_LOOP_SECONDS ?? 3));
 const IDLE_MS = Math.max(100, Number(process.env.BENCH_EVENT_LOOP_IDLE_MS ?? 3000));
 const KEYS = ['bench-loop-a', 'bench-loop-b', 'bench-loop-c', 'bench-loop-d'];
 const RESOLUTION_MS = 1;
-/** Whether a last, profiled batch reports the host thread's long stretches (`BENCH_EVENT_LOOP_STACKS`, default 1). */
-const STACKS = process.env.BENCH_EVENT_LOOP_STACKS !== '0';
+/**
+ * Which batch runs under the profiler to report the host thread's long stretches (`BENCH_EVENT_LOOP_STACKS`): `1`
+ * (the default) an extra last one, `cold` the first, `0` none.
+ */
+const STACKS: 'last' | 'cold' | 'none' = process.env.BENCH_EVENT_LOOP_STACKS === '0' ? 'none' : process.env.BENCH_EVENT_LOOP_STACKS === 'cold' ? 'cold' : 'last';
 /** The shortest stretch it reports (ms). */
 const LONG_TASK_MS = Math.max(1, Number(process.env.BENCH_EVENT_LOOP_LONG_TASK_MS ?? 5));
 /** The profiler's sampling interval there (µs). */
@@ -60,26 +65,29 @@ function delays(h: IntervalHistogram): { p50Ms: number; p99Ms: number; maxMs: nu
 }
 
 /**
- * Times every `child_process.spawn` made on this (the host's main) thread — `import { spawn }` included, worker
- * threads have their own copy of the module: a spawn forks the whole host, which blocks the caller for a time that
- * grows with the host's memory. Returns the durations recorded since the last call.
+ * Times every `child_process.spawn` and `fork` made on this (the host's main) thread — `import { spawn }` included,
+ * worker threads have their own copy of the module: either forks the whole host, which blocks the caller for a time
+ * that grows with the host's memory (`fork` calls the module's own `spawn`, not the export, so both are wrapped).
+ * Returns the durations recorded since the last call, per function.
  */
-function timeMainThreadSpawns(): () => number[] {
+function timeMainThreadSpawns(): () => { spawn: number[]; fork: number[] } {
   const childProcesses = createRequire(import.meta.url)('node:child_process') as typeof ChildProcesses;
-  const original = childProcesses.spawn;
-  let times: number[] = [];
-  childProcesses.spawn = function (this: unknown, ...args: Parameters<typeof original>) {
-    const started = performance.now();
-    try {
-      return original.apply(this, args);
-    } finally {
-      times.push(performance.now() - started);
-    }
-  } as typeof original;
+  let times = { spawn: [] as number[], fork: [] as number[] };
+  const timed = <F extends (...args: never[]) => unknown>(original: F, into: 'spawn' | 'fork'): F =>
+    function (this: unknown, ...args: Parameters<F>) {
+      const started = performance.now();
+      try {
+        return original.apply(this, args);
+      } finally {
+        times[into].push(performance.now() - started);
+      }
+    } as F;
+  childProcesses.spawn = timed(childProcesses.spawn, 'spawn');
+  childProcesses.fork = timed(childProcesses.fork, 'fork');
   syncBuiltinESMExports();
   return () => {
     const taken = times;
-    times = [];
+    times = { spawn: [], fork: [] };
     return taken;
   };
 }
@@ -139,14 +147,26 @@ export const eventLoopBench: BenchSection = async (_settings, emit) => {
         : { kind: 'separation', key: KEYS[Math.floor(i / 2) % KEYS.length]!, audio: mp3 },
     );
 
+    /** Runs a batch under V8's sampling profiler and emits the `stacks` line of its long stretches. */
+    const stacksOf = async <T extends { loop: ReturnType<typeof delays> }>(work: () => Promise<T>): Promise<T> => {
+      const { result, profile } = await profiled(SAMPLE_MICROS, work);
+      if (process.env.BENCH_EVENT_LOOP_PROFILE_FILE) await writeFile(process.env.BENCH_EVENT_LOOP_PROFILE_FILE, JSON.stringify({ ...profile, startTime: 0, endTime: 0 }));
+      emit({ bench: 'event-loop', phase: 'stacks', batch: STACKS === 'cold' ? 'cold' : 'extra', minMs: LONG_TASK_MS, sampleMicros: SAMPLE_MICROS, ...result.loop, ...longTasks(profile, SAMPLE_MICROS, LONG_TASK_MS) });
+      return result;
+    };
+
     spawns();
     const idle = await sampled(() => new Promise((resolve) => setTimeout(resolve, IDLE_MS)));
     emit({ bench: 'event-loop', phase: 'idle', durationMs: IDLE_MS, resolutionMs: RESOLUTION_MS, ...idle.loop });
     const rounds: { p50Ms: number; p99Ms: number; maxMs: number }[] = [];
     for (let round = 1; round <= ROUNDS; round++) {
-      const { result, loop } = await sampled(() => batch({ origin, jobs, pollMs: 250, timeoutMs: 600_000 }));
+      const runBatch = () => sampled(() => batch({ origin, jobs, pollMs: 250, timeoutMs: 600_000 }));
+      const coldProfile = STACKS === 'cold' && round === 1;
+      const { result, loop } = coldProfile ? await stacksOf(runBatch) : await runBatch();
       rounds.push(loop);
-      const spawned = spawns().sort((a, b) => a - b);
+      const started = spawns();
+      const spawned = started.spawn.sort((a, b) => a - b);
+      const forked = started.fork.sort((a, b) => a - b);
       const ms = (n: number | undefined) => (n === undefined ? null : Math.round(n * 10) / 10);
       const count = (status: string) => result.statuses.filter((s) => s === status).length;
       emit({
@@ -173,15 +193,18 @@ export const eventLoopBench: BenchSection = async (_settings, emit) => {
         mainThreadSpawns: spawned.length,
         mainThreadSpawnP50Ms: ms(spawned[Math.floor(spawned.length / 2)]),
         mainThreadSpawnMaxMs: ms(spawned.at(-1)),
+        // The engines' children (node processes with an IPC channel), started on the host's thread when a pool has
+        // none idle.
+        mainThreadForks: forked.length,
+        mainThreadForkMaxMs: ms(forked.at(-1)),
         hostRssMiB: Math.round(process.memoryUsage().rss / 2 ** 20),
+        ...(coldProfile ? { profiled: true } : {}),
       });
     }
-    if (STACKS) {
+    if (STACKS === 'last') {
       // One more batch under V8's sampling profiler (not counted above: sampling costs the loop a little), to say
       // what holds the host's thread in its long stretches.
-      const { result: profiledRound, profile } = await profiled(SAMPLE_MICROS, () => sampled(() => batch({ origin, jobs, pollMs: 250, timeoutMs: 600_000 })));
-      if (process.env.BENCH_EVENT_LOOP_PROFILE_FILE) await writeFile(process.env.BENCH_EVENT_LOOP_PROFILE_FILE, JSON.stringify({ ...profile, startTime: 0, endTime: 0 }));
-      emit({ bench: 'event-loop', phase: 'stacks', minMs: LONG_TASK_MS, sampleMicros: SAMPLE_MICROS, ...profiledRound.loop, ...longTasks(profile, SAMPLE_MICROS, LONG_TASK_MS) });
+      await stacksOf(() => sampled(() => batch({ origin, jobs, pollMs: 250, timeoutMs: 600_000 })));
     }
     const med = (pick: (r: (typeof rounds)[number]) => number) => median(rounds.map(pick));
     const summary = { p50Ms: med((r) => r.p50Ms), p99Ms: med((r) => r.p99Ms), maxMs: med((r) => r.maxMs) };
