@@ -9,9 +9,12 @@
  *   encoded at nice 0 got several times the job's share of the CPU). Both alternate BENCH_LIPSYNC_ROUNDS times
  *   (default 3; 0 skips the timings) with the RGBA pipeline (frames as RGBA, ffmpeg converting them, as before yuv420p frames) and its
  *   own static limit; each figure is the median of its rounds (`wholeJobVsEncoderLimitPaired`: the median of each
- *   round's job ÷ that round's still image, which the machine's drift between rounds disturbs less). Wall time (the real-time factor: processing time
- *   ÷ audio time, below 1 is faster than real time) and CPU time (this process's threads plus ffmpeg's, which is
- *   what a shared machine's noise disturbs least) are both reported;
+ *   round's job ÷ that round's still image, which the machine's drift between rounds disturbs less;
+ *   `pairedInterval`, a 95 % interval for that median from the rounds alone, and `pairedVerdict`, whether it meets
+ *   the target, misses it, or the spread between rounds on this machine covers the target: 6 rounds at least give a
+ *   95 % interval). Wall time (the real-time factor: processing time ÷ audio time, below 1 is faster than real time)
+ *   and CPU time (this process's threads plus ffmpeg's, which is what a shared machine's noise disturbs least) are
+ *   both reported;
  * - the drawing alone on one thread (CPU time ÷ audio time) and the analysis alone (median of 3 after a first, cold one:
  *   `analysisColdRtf`, which starts the analysis worker);
  * - what the encoder alone costs for the job's moving pictures: the job's first BENCH_LIPSYNC_CONTENT_SECONDS (default
@@ -50,7 +53,7 @@ import { loadAvatarDefinitions } from '../src/inference/avatar/catalogue-definit
 import type { AvatarDefinition } from '../src/domain/avatar/definition.js';
 import type { BenchSection } from './lib/settings.js';
 import { measured, type Cost } from './lib/measure.js';
-import { median, round } from './lib/stats.js';
+import { median, medianInterval, round, verdictAtMost, type MedianInterval } from './lib/stats.js';
 import { cpuSeconds } from './lipsync/cpu-time.js';
 import { stageCpu, stageDelta, type StageCpu } from './lipsync/stage-cpu.js';
 import { makeSpeech } from './lipsync/speech.js';
@@ -116,6 +119,7 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
       const cpu = (costs: Cost[]) => median(costs.map((cost) => cost.cpu));
       const job = wall(runs.job);
       const paired = pairedRatios(runs.job, runs.still);
+      const pairedInterval = medianInterval(paired);
       const drawing = drawingCpu(avatar, size, track, 'yuv420p');
       const rgbaDrawing = drawingCpu(avatar, size, track, 'rgba');
       const content = await contentEncode(scenario, track, drawing);
@@ -139,6 +143,10 @@ export const lipSyncBench: BenchSection = async (_settings, emit) => {
         // (a still image's rounds went from 1.60 to 2.06 s in one run), which the ratio of medians mixes in.
         wholeJobVsEncoderLimitPaired: round(median(paired)),
         pairedRatios: paired.map((ratio) => round(ratio)),
+        // Where the median of the rounds' ratios lies (95 %, from the rounds alone), and whether that meets the target
+        // or the spread between rounds on this machine covers it.
+        pairedInterval: roundedInterval(pairedInterval),
+        pairedVerdict: verdictAtMost(pairedInterval, targetRatio(size)),
         wholeJobCpuSeconds: round(cpu(runs.job)),
         staticEncodeCpuSeconds: round(cpu(runs.still)),
         wholeJobCpuVsEncoderLimit: round(cpu(runs.job) / cpu(runs.still)),
@@ -193,6 +201,15 @@ interface Scenario {
 }
 
 /** Each round's wall time in `a` divided by the same round's in `b`. */
+/** The issue's target for the whole job ÷ the still image at `size` (issue #24). */
+function targetRatio(size: { width: number; height: number }): number {
+  return size.width * size.height >= 1920 * 1080 ? 1.5 : 1.3;
+}
+
+function roundedInterval({ low, high, level }: MedianInterval): MedianInterval {
+  return { low: round(low), high: round(high), level: round(level) };
+}
+
 function pairedRatios(a: Cost[], b: Cost[]): number[] {
   return a.map((cost, i) => cost.wall / b[i]!.wall);
 }
