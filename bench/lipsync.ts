@@ -200,16 +200,17 @@ interface Scenario {
   stillEncoder: StillEncoder;
 }
 
-/** Each round's wall time in `a` divided by the same round's in `b`. */
 /** The issue's target for the whole job ÷ the still image at `size` (issue #24). */
 function targetRatio(size: { width: number; height: number }): number {
   return size.width * size.height >= 1920 * 1080 ? 1.5 : 1.3;
 }
 
+/** `interval` with its figures rounded for a bench line. */
 function roundedInterval({ low, high, level }: MedianInterval): MedianInterval {
   return { low: round(low), high: round(high), level: round(level) };
 }
 
+/** Each round's wall time in `a` divided by the same round's in `b`. */
 function pairedRatios(a: Cost[], b: Cost[]): number[] {
   return a.map((cost, i) => cost.wall / b[i]!.wall);
 }

@@ -11,9 +11,9 @@ describe('bench statistics', () => {
   it("gives the median's interval from the order statistics a binomial table gives", () => {
     const nine = [9, 1, 8, 2, 7, 3, 6, 4, 5];
     // n = 9: x(2)..x(8) covers 1 − 2·(1 + 9)/512 = 96.1 %; x(3)..x(7) only 82 %.
-    const ninety = medianInterval(nine);
-    assert.deepEqual([ninety.low, ninety.high], [2, 8]);
-    assert.ok(Math.abs(ninety.level - (1 - 20 / 512)) < 1e-12);
+    const ofNine = medianInterval(nine);
+    assert.deepEqual([ofNine.low, ofNine.high], [2, 8]);
+    assert.ok(Math.abs(ofNine.level - (1 - 20 / 512)) < 1e-12);
     // n = 25: x(8)..x(18) covers 95.7 %.
     const twentyFive = medianInterval(Array.from({ length: 25 }, (_, i) => 25 - i));
     assert.deepEqual([twentyFive.low, twentyFive.high], [8, 18]);
