@@ -1,4 +1,3 @@
-import type { ChildProcess } from 'node:child_process';
 import type { AvatarDefinition } from '../../domain/avatar/definition.js';
 import { EngineCrashError } from '../../domain/engine-crash.js';
 import { RESTING_MOUTH, type MouthShape } from '../lipsync/mouth.js';
@@ -7,7 +6,7 @@ import type { FrameDrawer } from './frame-drawer.js';
 import type { FrameEncoderSetup, FromFrameWorker, ToFrameWorker } from './frame-worker-protocol.js';
 import { openVideoEncoder, type VideoEncoder } from '../media/encode-video.js';
 import { rawFrameBytes, type RawVideoFormat } from '../media/raw-video.js';
-import { describeExit, holdChild, killChild, killGroup, sendToChild, startChild } from '../workers/child.js';
+import { describeExit, holdChild, killChild, killGroup, sendToChild, startChild, type EngineChild } from '../workers/child.js';
 import { childModule } from '../workers/child-module.js';
 import { reviveError } from '../workers/task-protocol.js';
 
@@ -373,7 +372,7 @@ let lastJob = 0;
 
 /** A frame child, and the timer that ends it after a while without work. */
 interface PooledWorker {
-  child: ChildProcess;
+  child: EngineChild;
   idleTimer?: NodeJS.Timeout;
 }
 

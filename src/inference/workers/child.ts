@@ -1,6 +1,13 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import type { ChildModule } from './child-module.js';
+import { childModule, type ChildModule } from './child-module.js';
 import { lowerSessionPriority } from './background-priority.js';
+import { childLauncher, RelayedChild } from './relayed-child.js';
+
+/** An engine child as the pools hold it: forked by the launcher (the default), or by the host itself. */
+export type EngineChild = ChildProcess | RelayedChild;
+
+/** The launcher's module (see relayed-child.ts); none where the package was bundled into one file. */
+const LAUNCHER = childModule(import.meta.url, 'launcher-child');
 
 /** How a child is started by {@link startChild}. */
 export interface ChildOptions {
@@ -17,18 +24,23 @@ export const CHILD_NAME_ENV = 'VIRTUAL_ANCHOR_CHILD';
 
 /**
  * Starts `module` in a child process with an IPC channel that carries structured clones (typed arrays included).
- * The child inherits stdout and stderr (its crash report reaches the host's log); its session's scheduling group is
- * lowered here (see lowerSessionPriority) and its threads lower their own priority (see `serveChild`). The caller
- * owns the process: it must listen for `exit` and end it with {@link killChild}.
+ * The child is forked by the launcher, a small process of the host's own started with the first child (see
+ * relayed-child.ts: a fork of the host stops its event loop for a time that grows with its memory), or by the host
+ * where the launcher's module is missing. The child inherits stdout and stderr (its crash report reaches the host's
+ * log); it leads a session of its own whose scheduling group is lowered (see lowerSessionPriority) and its threads
+ * lower their own priority (see `serveChild`). The caller owns the process: it must listen for `exit` and end it with
+ * {@link killChild}.
  */
-export function startChild(module: ChildModule, options: ChildOptions): ChildProcess {
+export function startChild(module: ChildModule, options: ChildOptions): EngineChild {
   const execArgv = [...module.execArgv];
   if (options.maxOldGenerationSizeMb !== undefined) execArgv.push(`--max-old-space-size=${options.maxOldGenerationSizeMb}`);
+  const env = { ...options.defaultEnv, ...process.env, [CHILD_NAME_ENV]: options.name };
+  if (LAUNCHER) return childLauncher(LAUNCHER).start({ path: module.path, execArgv }, env);
   const child = fork(module.path, [], {
     execArgv,
     serialization: 'advanced',
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env: { ...options.defaultEnv, ...process.env, [CHILD_NAME_ENV]: options.name },
+    env,
     // Its own process group (POSIX): the ffmpeg processes it starts are killed with it (see killGroup), and a
     // terminal's Ctrl+C reaches the host only, which then ends its children.
     detached: process.platform !== 'win32',
@@ -47,7 +59,7 @@ export function inChildProcess(): boolean {
  * Sends `message` to `child`; false (and nothing thrown) when its channel is closed: a child that died is reported
  * by its `exit` event, not by the send.
  */
-export function sendToChild(child: ChildProcess, message: unknown): boolean {
+export function sendToChild(child: EngineChild, message: unknown): boolean {
   if (!child.connected) return false;
   try {
     // The callback takes the send's error (a channel closing meanwhile) instead of an `error` event on the child.
@@ -58,7 +70,8 @@ export function sendToChild(child: ChildProcess, message: unknown): boolean {
 }
 
 /** Whether `child` has exited (or was never started). */
-export function childExited(child: ChildProcess): boolean {
+export function childExited(child: EngineChild): boolean {
+  if (child instanceof RelayedChild && child.starting) return false;
   return child.exitCode !== null || child.signalCode !== null || child.pid === undefined;
 }
 
@@ -66,7 +79,7 @@ export function childExited(child: ChildProcess): boolean {
  * Kills `child` and everything it started (its process group) at once (SIGKILL: it may be stuck in native code)
  * and resolves once it has exited.
  */
-export async function killChild(child: ChildProcess): Promise<void> {
+export async function killChild(child: EngineChild): Promise<void> {
   if (childExited(child)) return killGroup(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   child.ref(); // an idle child is unreferenced: keep the caller's process alive until the exit is seen
@@ -79,17 +92,18 @@ export async function killChild(child: ChildProcess): Promise<void> {
  * Kills what is left of `child`'s process group (POSIX; see {@link startChild}): the ffmpeg processes of a child
  * that crashed or was killed, which would otherwise run on as orphans. Nothing happens where there is none.
  */
-export function killGroup(child: ChildProcess): void {
+export function killGroup(child: EngineChild): void {
   if (process.platform === 'win32' || child.pid === undefined) return;
   try {
     process.kill(-child.pid, 'SIGKILL');
   } catch {
-    // ESRCH: the group is gone already. Nothing else can fail here: the group is this process's child's.
+    // ESRCH: the group is gone already. Nothing else can fail here: the group is one of this process's engine children's.
   }
 }
 
 /** Lets the host exit while `child` idles (`false`), or keeps it alive while `child` works (`true`). */
-export function holdChild(child: ChildProcess, hold: boolean): void {
+export function holdChild(child: EngineChild, hold: boolean): void {
+  if (child instanceof RelayedChild) return hold ? child.ref() : child.unref();
   if (hold) {
     child.ref();
     child.channel?.ref();

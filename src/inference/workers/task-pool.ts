@@ -1,7 +1,6 @@
-import type { ChildProcess } from 'node:child_process';
 import { EngineCrashError } from '../../domain/engine-crash.js';
 import { availableParallelism } from 'node:os';
-import { describeExit, holdChild, killChild, killGroup, sendToChild, startChild } from './child.js';
+import { describeExit, holdChild, killChild, killGroup, sendToChild, startChild, type EngineChild } from './child.js';
 import type { ChildModule } from './child-module.js';
 import { reviveError, serializeError, type FromTaskWorker, type SerializedError, type ToTaskWorker } from './task-protocol.js';
 
@@ -44,7 +43,7 @@ export interface RunTaskOptions<Event, Input = never> {
 }
 
 interface PooledWorker {
-  child: ChildProcess;
+  child: EngineChild;
   /** The task it runs, if any. */
   current?: Running;
   idleTimer?: NodeJS.Timeout;
