@@ -324,7 +324,8 @@ async function engineRows(dir: string, binaries: MediaBinaries): Promise<object[
 
 /** Minor page faults of this process's pooled separation child so far (none before it starts). */
 function separationChildFaults(): number | undefined {
-  return processTree().find((info) => info.ppid === process.pid && info.cmdline.includes('source separation'))?.minorFaults;
+  // The separation child: the launcher's child (see relayed-child.ts), found by its process title below this process.
+  return processTree().find((info) => info.cmdline === 'virtual-anchor source separation')?.minorFaults;
 }
 
 async function streamingSpeech(model: SeparationModel, mix: Float32Array): Promise<Float32Array> {

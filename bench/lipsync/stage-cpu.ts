@@ -24,15 +24,16 @@ export function stageCpu(): StageCpu {
   sum.host = (self?.ownTicks ?? 0) / TICKS_PER_SECOND;
   const tree = processTree(process.pid);
   for (const info of tree) {
-    if (info.ppid !== process.pid) continue;
+    // The engine children (the launcher's children, see relayed-child.ts), by their process titles.
+    if (!info.cmdline.startsWith('virtual-anchor ')) continue;
     const own = info.ownTicks / TICKS_PER_SECOND;
     const ended = (info.cpuTicks - info.ownTicks) / TICKS_PER_SECOND;
-    if (info.cmdline.includes('frame drawing')) {
+    if (info.cmdline === 'virtual-anchor frame drawing') {
       sum.frameChild += own;
       sum.encoder += ended;
       // Its ffmpeg processes are started by its media spawner: their CPU reaches the spawner's `cutime`.
       for (const below of tree) if (below.ppid === info.pid && below.cmdline.includes('media spawner')) sum.encoder += below.cpuTicks / TICKS_PER_SECOND;
-    } else if (info.cmdline.includes('lip-sync analysis')) {
+    } else if (info.cmdline === 'virtual-anchor lip-sync analysis') {
       sum.analysisChild += own;
       sum.decoder += ended;
     }
