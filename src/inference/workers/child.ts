@@ -97,7 +97,7 @@ export function killGroup(child: EngineChild): void {
   try {
     process.kill(-child.pid, 'SIGKILL');
   } catch {
-    // ESRCH: the group is gone already. Nothing else can fail here: the group is one of this process's engine children's.
+    // ESRCH: the group is gone already. Nothing else can fail: the group is an engine child's of this process.
   }
 }
 

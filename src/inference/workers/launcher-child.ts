@@ -1,8 +1,7 @@
 /**
  * Child-process entry of the host's {@link ChildLauncher} (relayed-child.ts): forks the engine children the host asks
  * for and relays their messages both ways. Node starts a process by forking the caller, which stops the caller's
- * thread for a time that grows with its memory (page tables copied: ~25 ms for a 1 GiB host on a 2-vCPU VM, more on
- * slower ones); this process is small, so the host's event loop pays for one fork (this one) instead of one per
+ * thread for a time that grows with its memory (page tables copied: 30–49 ms for a 1 GiB host on a 2-vCPU VM); this process is small, so the host's event loop pays for one fork (this one) instead of one per
  * engine child.
  */
 import { fork, type ChildProcess } from 'node:child_process';

@@ -1,11 +1,10 @@
 /**
  * Engine children started by a small process of the host's own instead of by the host (see launcher-child.ts).
- * `child_process.fork` forks the calling process, copying its page tables: the host's event loop stops for ~10 ms per
- * 200 MB of its memory (25 ms at 1 GiB on a 2-vCPU VM, more on slower ones) for every engine child, at its first
- * jobs and after each pool's idle timeout. The {@link ChildLauncher} is forked once, while nothing else is asked of
- * it stays small, and forks the children; their messages travel through it both ways ({@link RelayedChild} stands
- * for a child on the host's side, with the part of `ChildProcess` the pools use).
- */
+ * `child_process.fork` forks the calling process, copying its page tables: the host's event loop stopped 9–15 ms per
+ * child at 275 MiB and 30–49 ms at 1 GiB (2-vCPU VM), at its first jobs and after each pool's idle timeout. The
+ * {@link ChildLauncher} is forked once and stays small (it loads nothing but this folder's protocol); it forks the
+ * children, and their messages travel through it both ways ({@link RelayedChild} stands for a child on the host's
+ * side, with the part of `ChildProcess` the pools use). */
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { ChildModule } from './child-module.js';
