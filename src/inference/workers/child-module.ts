@@ -1,3 +1,4 @@
+import type { ForkOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -38,4 +39,14 @@ export function resolveTsx(module: 'tsx' | 'tsx/esm/api' = 'tsx'): string | unde
   } catch {
     return undefined;
   }
+}
+
+/**
+ * How this package forks its processes (engine children, the launcher): an IPC channel carrying structured clones
+ * (typed arrays included), stdout and stderr inherited (a crash report reaches the host's log), and a process group
+ * of its own (POSIX: what it starts is killed with it, and a terminal's Ctrl+C reaches the host only, which then ends
+ * it). `env` defaults to the caller's.
+ */
+export function forkOptions(execArgv: string[], env?: Record<string, string | undefined>): ForkOptions {
+  return { execArgv, serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'], env, detached: process.platform !== 'win32' };
 }

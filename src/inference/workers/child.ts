@@ -1,5 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
-import { childModule, type ChildModule } from './child-module.js';
+import { childModule, forkOptions, type ChildModule } from './child-module.js';
 import { lowerSessionPriority } from './background-priority.js';
 import { childLauncher, RelayedChild } from './relayed-child.js';
 
@@ -36,15 +36,7 @@ export function startChild(module: ChildModule, options: ChildOptions): EngineCh
   if (options.maxOldGenerationSizeMb !== undefined) execArgv.push(`--max-old-space-size=${options.maxOldGenerationSizeMb}`);
   const env = { ...options.defaultEnv, ...process.env, [CHILD_NAME_ENV]: options.name };
   if (LAUNCHER) return childLauncher(LAUNCHER).start({ path: module.path, execArgv }, env);
-  const child = fork(module.path, [], {
-    execArgv,
-    serialization: 'advanced',
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    env,
-    // Its own process group (POSIX): the ffmpeg processes it starts are killed with it (see killGroup), and a
-    // terminal's Ctrl+C reaches the host only, which then ends its children.
-    detached: process.platform !== 'win32',
-  });
+  const child = fork(module.path, [], forkOptions(execArgv, env));
   // Its session is its own scheduling group on Linux: lowered at once, before the child loads its modules.
   if (child.pid !== undefined) lowerSessionPriority(child.pid);
   return child;

@@ -6,6 +6,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { lowerSessionPriority } from './background-priority.js';
+import { forkOptions } from './child-module.js';
 import type { FromLauncher, ToLauncher } from './launcher-protocol.js';
 import { serializeError } from './task-protocol.js';
 
@@ -31,14 +32,7 @@ function killAll(child: ChildProcess): void {
 function start({ id, path, execArgv, env }: Extract<ToLauncher, { type: 'start' }>): void {
   let child: ChildProcess;
   try {
-    child = fork(path, [], {
-      execArgv,
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      env,
-      // Its own process group (POSIX): the ffmpeg processes it starts are killed with it.
-      detached: process.platform !== 'win32',
-    });
+    child = fork(path, [], forkOptions(execArgv, env));
   } catch (error) {
     post({ type: 'error', id, error: serializeError(error) });
     return;

@@ -7,7 +7,7 @@
  * side, with the part of `ChildProcess` the pools use). */
 import { fork, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
-import type { ChildModule } from './child-module.js';
+import { forkOptions, type ChildModule } from './child-module.js';
 import type { FromLauncher, ToLauncher } from './launcher-protocol.js';
 import { reviveError } from './task-protocol.js';
 
@@ -107,13 +107,8 @@ export class ChildLauncher {
   private lost = false;
 
   constructor(module: ChildModule) {
-    this.process = fork(module.path, [], {
-      execArgv: module.execArgv,
-      serialization: 'advanced',
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      // Its own process group: a terminal's Ctrl+C reaches the host only, whose exit then ends the launcher.
-      detached: process.platform !== 'win32',
-    });
+    // Its own process group too: a terminal's Ctrl+C reaches the host only, whose exit then ends the launcher.
+    this.process = fork(module.path, [], forkOptions(module.execArgv));
     this.process.on('message', (message: FromLauncher) => this.children.get(message.id)?.receive(message));
     // It could not be started, or died: its children are gone with it (they exit when their channel closes).
     this.process.on('error', () => this.lose());
